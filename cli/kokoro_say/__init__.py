@@ -1,0 +1,1 @@
+"""kokoro-say: offline Kokoro text to speech to audio files."""
