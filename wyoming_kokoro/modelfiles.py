@@ -45,6 +45,8 @@ VOICES_FILE = KnownFile(
 # Preferred first when several model files sit in a data directory.
 MODEL_PREFERENCE = ("fp32", "fp16", "int8")
 
-DEFAULT_DOWNLOAD_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0"
+DEFAULT_DOWNLOAD_URL = (
+    "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0"
+)
 
 BY_NAME: dict[str, KnownFile] = {f.name: f for f in (*MODEL_FILES.values(), VOICES_FILE)}
