@@ -1,0 +1,62 @@
+"""Text normalization: written text to the words a person would say, before phonemization.
+
+espeak-ng reads digits, symbols and abbreviations poorly and differently per
+language, and Home Assistant announcements are full of them ("21.5 °C",
+"7:30 AM", "$3.99"). normalize() spells them out for the voice's language.
+Markdown is stripped before this runs (elsewhere).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .normalize_en import normalize_english
+from .normalize_other import normalize_other
+
+__all__ = ["normalize"]
+
+_EMOJI_RE = re.compile(
+    "[\U0001f000-\U0001faff"  # pictographs, emoticons, flags, skin tones
+    "\u2600-\u27bf"  # miscellaneous symbols and dingbats (☀ ✅ ❄)
+    "\u2b00-\u2bff"  # arrows and stars drawn as emoji (⬆ ⭐)
+    "\u231a\u231b\u23e9-\u23fa\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2934\u2935\u3030\u303d"
+    "\u2122\u00ae"  # ™ ®: read aloud they only get in the way
+    "\ufe0e\ufe0f\u200d\u20e3"  # variation selectors, zero-width joiner, keycap
+    "\U000e0020-\U000e007f"  # tag characters of subdivision flags
+    "]+"
+)
+# Digits grouped with (narrow) no-break spaces: "1 234" is one number.
+_GROUPED_DIGITS_RE = re.compile(r"(?<=\d)[\u00a0\u202f\u2009](?=\d{3}(?!\d))")
+_ODD_SPACES_RE = re.compile(r"[\u00a0\u202f\u2009\u2007]")
+# Devanagari digits, subscript digits (CO₂) and minus/hyphen look-alikes to ASCII.
+_CHARS = str.maketrans(
+    "०१२३४५६७८९₀₁₂₃₄₅₆₇₈₉\u2212\u2010\u2011",
+    "01234567890123456789---",
+)
+
+# Base languages handled by normalize_other (espeak codes: "es", "fr-fr", "it", "hi").
+_OTHER = frozenset({"es", "fr", "it", "hi"})
+
+
+def _prepare(text: str) -> str:
+    text = _EMOJI_RE.sub(" ", text.translate(_CHARS))
+    text = _GROUPED_DIGITS_RE.sub("", text)
+    return _ODD_SPACES_RE.sub(" ", text)
+
+
+def normalize(text: str, lang: str = "en-us") -> str:
+    """Turn written text into speakable words for ``lang`` (an espeak-style code).
+
+    Handles en-us, en-gb (also en-gb-x-rp and the like), es, fr-fr, it, pt-br and hi;
+    text in any other language is returned unchanged. Tokens that are not understood
+    are left as they are, never dropped.
+    """
+    code = lang.lower().replace("_", "-")
+    base = code.split("-")[0]
+    if base == "en":
+        return normalize_english(_prepare(text), gb=code.startswith(("en-gb", "en-uk")))
+    if code.startswith("pt-br"):
+        return normalize_other(_prepare(text), "pt-br")
+    if base in _OTHER:
+        return normalize_other(_prepare(text), base)
+    return text
