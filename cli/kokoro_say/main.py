@@ -1,0 +1,207 @@
+"""kokoro-say: speak text, a file or stdin into an audio file, offline."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from wyoming_kokoro import __version__
+from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
+from wyoming_kokoro.g2p import LEXICON_NAME, load_lexicon
+from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
+from wyoming_kokoro.voices import CATALOG, VoiceError, default_voice, describe_voice, parse_voice
+
+from .output import AudioSink, available_formats, format_for
+
+_LOGGER = logging.getLogger("kokoro_say")
+
+
+def _read_text(text: str | None, file: str | None) -> str:
+    if text is not None and file is not None:
+        raise click.UsageError("give either TEXT or --file, not both")
+    if file is not None:
+        if file == "-":
+            return sys.stdin.read()
+        try:
+            return Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise click.ClickException(f"cannot read {file}: {err}") from err
+    if text == "-" or (text is None and not sys.stdin.isatty()):
+        return sys.stdin.read()
+    if text is None:
+        raise click.UsageError("no text: give TEXT, --file FILE, or pipe text on stdin")
+    return text
+
+
+def _list_voices(installed: tuple[str, ...]) -> None:
+    rows = [(v.name, v.language.locale, v.gender, v.grade, v.name in installed) for v in CATALOG]
+    rows += [
+        (n, describe_voice(n).language.locale, describe_voice(n).gender, "", True)
+        for n in installed
+        if n not in {v.name for v in CATALOG}
+    ]
+    click.echo(f"{'name':<16}{'language':<10}{'gender':<8}{'grade':<7}installed")
+    for name, locale, gender, grade, have in sorted(rows, key=lambda r: (not r[4], r[0])):
+        click.echo(f"{name:<16}{locale:<10}{gender:<8}{grade:<7}{'yes' if have else 'no'}")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("text", required=False)
+@click.option(
+    "-f", "--file", "file", metavar="PATH", help="Read the text from a file ('-' = stdin)."
+)
+@click.option(
+    "-o", "--output", metavar="PATH", help="Audio file to write; '-' = raw PCM to stdout."
+)
+@click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
+@click.option("-v", "--voice", help="Voice or blend, e.g. af_bella(2)+af_sky(1).")
+@click.option("-s", "--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True)
+@click.option("-l", "--lang", help="G2P language (en-us, en-gb, es, fr-fr, hi, it, pt-br).")
+@click.option("--model", type=click.Path(path_type=Path), envvar="KOKORO_MODEL")
+@click.option("--voices", type=click.Path(path_type=Path), envvar="KOKORO_VOICES")
+@click.option(
+    "--data-dir", multiple=True, type=click.Path(path_type=Path), help="Where to look for files."
+)
+@click.option("--threads", type=click.IntRange(1, 64), help="onnxruntime threads.")
+@click.option("--no-normalize", is_flag=True, help="Read numbers and symbols as espeak does.")
+@click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
+@click.option(
+    "--download",
+    type=click.Choice(sorted(MODEL_FILES)),
+    help="Fetch the upstream model + voices into the data dir, verified, then continue.",
+)
+@click.option("--download-url", envvar="KOKORO_DOWNLOAD_URL", default=DEFAULT_DOWNLOAD_URL)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar, only errors.")
+@click.option("--debug", is_flag=True)
+@click.version_option(__version__, prog_name="kokoro-say")
+def main(**params: Any) -> None:
+    """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.
+
+    The format follows the extension (wav, flac, ogg, mp3) or --format.
+    """
+    config = SayConfig(**params)
+    logging.basicConfig(
+        level=logging.DEBUG if config.debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        _run(config)
+    except (AssetError, VoiceError, ValueError, OSError) as err:
+        raise click.ClickException(str(err)) from err
+
+
+@dataclass(frozen=True)
+class SayConfig:
+    """Everything kokoro-say was asked to do, as typed values."""
+
+    text: str | None
+    file: str | None
+    output: str | None
+    fmt: str | None
+    voice: str | None
+    speed: float
+    lang: str | None
+    model: Path | None
+    voices: Path | None
+    data_dir: tuple[Path, ...]
+    threads: int | None
+    no_normalize: bool
+    list_voices: bool
+    download: str | None
+    download_url: str
+    quiet: bool
+    debug: bool
+
+    @property
+    def data_dirs(self) -> list[Path]:
+        return list(self.data_dir) or [default_data_dir()]
+
+
+def _download(config: SayConfig) -> None:
+    from wyoming_kokoro.download import ConsoleProgress, DownloadError, download_model
+
+    assert config.download
+    try:
+        download_model(
+            config.download,
+            config.data_dirs[0],
+            base_url=config.download_url,
+            progress=None if config.quiet else ConsoleProgress(),
+        )
+    except DownloadError as err:
+        raise click.ClickException(str(err)) from err
+
+
+def _run(config: SayConfig) -> None:
+    if config.download:
+        _download(config)
+        if not (config.text or config.file or config.output):
+            return
+    assets = resolve(config.model, config.voices, config.data_dirs)
+    _LOGGER.debug("Using %s", assets.source)
+    if config.list_voices:
+        _list_voices(assets.voice_names)
+        return
+    if not config.output:
+        raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
+    fmt = format_for(config.output, config.fmt)
+    if fmt not in available_formats():
+        raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
+    voice = parse_voice(config.voice or default_voice(assets.voice_names), assets.voice_names)
+    text = _read_text(config.text, config.file)
+    if not text.strip():
+        raise click.ClickException("the text is empty")
+
+    from wyoming_kokoro.engine import Engine, EngineOptions  # heavy: after argument checks
+    from wyoming_kokoro.text import split_text
+    from wyoming_kokoro.voices import g2p_language
+
+    lang = g2p_language(voice, text, config.lang)
+    pieces = split_text(text, lang)
+    if not pieces:
+        raise click.ClickException("the text has nothing to say (only symbols or markup)")
+    options = EngineOptions(normalize=not config.no_normalize, lexicon=_lexicon(config.data_dirs))
+    if config.threads:
+        options.threads = config.threads
+    engine = Engine(assets, options)
+    show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
+    with (
+        AudioSink(config.output, fmt) as sink,
+        click.progressbar(
+            pieces, label="Speaking", file=sys.stderr if show_bar else _Null()
+        ) as bar,
+    ):
+        for piece in bar:
+            for pcm in engine.speak(piece, voice, config.speed, lang):
+                sink.write(pcm)
+
+
+def _lexicon(data_dirs: list[Path]) -> dict[str, str]:
+    entries: dict[str, str] = {}
+    for directory in reversed(data_dirs):  # the first directory wins
+        path = directory / LEXICON_NAME
+        if path.is_file():
+            entries.update(load_lexicon(path))
+    return entries
+
+
+class _Null:
+    """A file that swallows the progress bar when it should not be shown."""
+
+    def write(self, _text: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Where model and voices come from, and how bad files are caught before loading."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from wyoming_kokoro.assets import AssetError, check_file, embedded_voices, prepare_model, resolve
+from wyoming_kokoro.modelfiles import MODEL_FILES, KnownFile
+
+
+def _voices_file(path: Path, names: list[str]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            archive.writestr(f"{name}.npy", b"not really numpy")
+    return path
+
+
+def test_embedded_default_needs_no_configuration() -> None:
+    assets = resolve(None, None, [])
+    assert assets.embedded_model
+    assert "embedded" in assets.source
+    assert set(assets.voice_names) == {
+        "jf_alpha",
+        "jf_gongitsune",
+        "jf_nezumi",
+        "jf_tebukuro",
+        "jm_kumo",
+    }
+    assert assets.voices == embedded_voices()
+
+
+def test_data_dir_wins_over_embedded_and_explicit_wins_over_data_dir(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "kokoro-v1.0.fp16.onnx").write_bytes(b"x")
+    (data / "kokoro-v1.0.int8.onnx").write_bytes(b"x")
+    _voices_file(data / "voices-v1.0.bin", ["af_heart", "bf_emma"])
+    assets = resolve(None, None, [tmp_path / "missing", data])
+    assert assets.model == data / "kokoro-v1.0.fp16.onnx"  # best precision first
+    assert assets.voice_names == ("af_heart", "bf_emma")
+    assert not assets.embedded_model and "data dir" in assets.source
+
+    mine = _voices_file(tmp_path / "mine.npz", ["zz_me"])
+    explicit = resolve(data / "kokoro-v1.0.int8.onnx", mine, [data])
+    assert (explicit.model.name, explicit.voice_names) == ("kokoro-v1.0.int8.onnx", ("zz_me",))
+    assert "explicit" in explicit.source
+
+
+def test_missing_and_corrupt_files_are_named(tmp_path: Path) -> None:
+    with pytest.raises(AssetError, match="model file not found"):
+        resolve(tmp_path / "nope.onnx", None, [])
+    broken = tmp_path / "voices.bin"
+    broken.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(AssetError, match="unreadable or corrupt"):
+        resolve(None, broken, [])
+
+
+def test_truncated_and_corrupted_models_are_refused_before_loading(tmp_path: Path) -> None:
+    known = MODEL_FILES["int8"]
+    short = tmp_path / known.name
+    short.write_bytes(b"x" * 1000)
+    with pytest.raises(AssetError, match="truncated"):
+        check_file(short)
+    with short.open("wb") as file:
+        file.truncate(known.size)  # right size, wrong bytes
+    with pytest.raises(AssetError, match="corrupt"):
+        check_file(short)
+
+
+def test_a_verified_file_is_not_hashed_again_until_it_changes(tmp_path: Path) -> None:
+    import hashlib
+
+    path = tmp_path / "small.bin"
+    path.write_bytes(b"hello")
+    known = KnownFile("small.bin", 5, hashlib.sha256(b"hello").hexdigest())
+    check_file(path, known)
+    assert (tmp_path / "small.bin.verified").is_file()
+    path.write_bytes(b"hellO")  # same size, new mtime: checked again
+    with pytest.raises(AssetError, match="corrupt"):
+        check_file(path, known)
+
+
+def test_embedded_model_is_assembled_once_and_verified(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("KOKORO_CACHE_DIR", str(tmp_path))
+    assets = resolve(None, None, [])
+    model = prepare_model(assets)
+    assert model.parent == tmp_path and model.stat().st_size == MODEL_FILES["int8"].size
+    # A damaged cache copy is noticed and rebuilt from the packages.
+    with model.open("r+b") as file:
+        file.seek(1000)
+        file.write(b"\x00" * 64)
+    assert prepare_model(assets) == model
+    check_file(model)

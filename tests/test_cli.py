@@ -1,0 +1,148 @@
+"""kokoro-say end to end: a real subprocess, the real model, real files."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from conftest import wer
+
+TEXT = "The garage door has been open for ten minutes."
+
+
+def say(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "kokoro_say.main", *args],
+        input=stdin.encode() if stdin is not None else None,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_wav_round_trip_is_intelligible(tmp_path: Path, recognizer) -> None:
+    out = tmp_path / "out.wav"
+    result = say(TEXT, "-o", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    audio, rate = soundfile.read(out, dtype="int16")
+    assert rate == 24000 and audio.ndim == 1
+    assert wer(TEXT, recognizer.transcribe(audio)) <= 0.25
+    assert list(tmp_path.iterdir()) == [out]  # no temporary files left behind
+
+
+@pytest.mark.parametrize("fmt", ["flac", "ogg", "mp3"])
+def test_other_formats_from_the_extension(tmp_path: Path, fmt: str) -> None:
+    out = tmp_path / f"out.{fmt}"
+    result = say("The back door is open.", "-o", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    info = soundfile.info(out)
+    assert info.format == fmt.upper() if fmt != "ogg" else info.format == "OGG"
+    assert info.samplerate == 24000 and 1.0 < info.duration < 4.0
+
+
+def test_stdin_to_raw_pcm_on_stdout_with_speed(tmp_path: Path) -> None:
+    slow = say("-", "-o", "-", "--speed", "0.7", stdin="The back door is open.")
+    fast = say("-", "-o", "-", "--speed", "1.4", stdin="The back door is open.")
+    assert slow.returncode == 0 and fast.returncode == 0, slow.stderr
+    assert len(slow.stdout) % 2 == 0
+    assert len(fast.stdout) < 0.7 * len(slow.stdout)
+
+
+def test_file_input_with_markdown(tmp_path: Path, recognizer) -> None:
+    source = tmp_path / "note.md"
+    source.write_text("# Reminder\n\n- The **back door** is *open*.\n", encoding="utf-8")
+    out = tmp_path / "note.wav"
+    result = say("-f", str(source), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    audio, _ = soundfile.read(out, dtype="int16")
+    heard = recognizer.transcribe(audio)
+    assert "asterisk" not in heard and "hash" not in heard
+    assert wer("reminder the back door is open", heard) <= 0.4, heard
+
+
+def test_list_voices_shows_catalog_and_installed(tmp_path: Path) -> None:
+    result = say("--list-voices")
+    assert result.returncode == 0
+    lines = result.stdout.decode().splitlines()
+    assert lines[0].split() == ["name", "language", "gender", "grade", "installed"]
+    kumo = next(line for line in lines if line.startswith("jm_kumo"))
+    assert kumo.split() == ["jm_kumo", "ja_JP", "male", "C-", "yes"]
+    assert any(line.startswith("af_heart") and line.endswith("no") for line in lines)
+    assert len(lines) == 55
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["hello", "-o", "{tmp}/x.wav", "--voice", "af_bela"], None, "unknown voice"),
+        (["-f", "{tmp}/missing.txt", "-o", "{tmp}/x.wav"], None, "cannot read"),
+        (["   ", "-o", "{tmp}/x.wav"], None, "empty"),
+        (["-", "-o", "{tmp}/x.wav"], "", "empty"),
+        (["hello", "-o", "{tmp}/no/such/dir/x.wav"], None, "does not exist"),
+        (["hello", "-o", "{tmp}/x.xyz"], None, "audio format"),
+        (
+            ["hello", "-o", "{tmp}/x.wav", "--model", "{tmp}/none.onnx"],
+            None,
+            "model file not found",
+        ),
+        (["hello", "-o", "{tmp}/x.wav", "--speed", "3"], None, "speed"),
+        (["hello", "-o", "{tmp}/x.wav", "--lang", "tlh"], None, "unsupported language"),
+        (["hello"], None, "no output"),
+    ],
+)
+def test_errors_are_one_clear_line_and_leave_no_file(
+    tmp_path: Path, args: list[str], stdin: str | None, message: str
+) -> None:
+    result = say(*[a.format(tmp=tmp_path) for a in args], stdin=stdin)
+    assert result.returncode != 0
+    err = result.stderr.decode()
+    assert message in err, err
+    assert "Traceback" not in err
+    assert not [p for p in tmp_path.rglob("*") if p.suffix in (".wav", ".xyz")]
+
+
+def test_corrupt_model_is_refused_with_a_clear_error(tmp_path: Path) -> None:
+    model = tmp_path / "kokoro-v1.0.int8.onnx"
+    with model.open("wb") as file:
+        file.truncate(92_361_271)
+    result = say("hello there", "-o", str(tmp_path / "x.wav"), "--model", str(model))
+    assert result.returncode != 0
+    assert "corrupt" in result.stderr.decode() and "Traceback" not in result.stderr.decode()
+    assert not (tmp_path / "x.wav").exists()
+
+
+def test_long_text_is_spoken_to_the_end(tmp_path: Path, recognizer) -> None:
+    body = " ".join(
+        f"Sensor {n} in the hallway reports that everything is quiet and normal." for n in range(12)
+    )
+    text = body + " Finally, the front door is locked."
+    out = tmp_path / "long.wav"
+    result = say("-o", str(out), "-q", text)
+    assert result.returncode == 0, result.stderr
+    audio, rate = soundfile.read(out, dtype="int16")
+    seconds = len(audio) / rate
+    assert len(text.split()) / 4.0 < seconds < len(text.split()) / 1.5
+    tail = np.asarray(audio[-int(3.5 * rate) :])
+    assert wer("finally the front door is locked", recognizer.transcribe(tail)) <= 0.4
+
+
+def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, recognizer) -> None:
+    text = "It is 21.5 °C outside. The wind is at 12 km/h. It costs $3.99. Henry VIII was a king."
+    expected = (
+        "it is twenty one point five degrees celsius outside the wind is at twelve kilometers "
+        "per hour it costs three dollars and ninety nine cents henry the eighth was a king"
+    )
+    rates = {}
+    for mode in ("normalized", "raw"):
+        out = tmp_path / f"{mode}.wav"
+        flags = ["--no-normalize"] if mode == "raw" else []
+        result = say(text, "-o", str(out), "-q", *flags)
+        assert result.returncode == 0, result.stderr
+        audio, _ = soundfile.read(out, dtype="int16")
+        rates[mode] = wer(expected, recognizer.transcribe(audio))
+    assert rates["normalized"] <= 0.2, rates
+    assert rates["normalized"] < rates["raw"] - 0.2, rates  # espeak alone reads them wrong

@@ -1,0 +1,116 @@
+"""The synthesis core with the real model: intelligibility, speed, blends, seams."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import wer
+
+from wyoming_kokoro.audio import SAMPLE_RATE
+from wyoming_kokoro.g2p import Phonemizer
+from wyoming_kokoro.text import split_text
+
+# Home Assistant announcements; the default voice (jm_kumo) must be understood.
+ANNOUNCEMENTS = [
+    "The front door is locked.",
+    "Turn on the kitchen lights.",
+    "It is going to rain tomorrow afternoon.",
+    "The garage door has been open for ten minutes.",
+    "The living room window is open.",
+    "Good morning, the temperature outside is ten degrees.",
+    "I have set a timer for five minutes.",
+    "Please remember to take out the trash tonight.",
+    "The washing machine has finished.",
+    "Somebody is at the front door.",
+    "The back door is open.",
+    "The dishwasher is done.",
+    "Motion was detected in the hallway.",
+    "The heating is now switched off.",
+    "Your package has been delivered.",
+]
+
+
+def speak(engine, text: str, voice: str = "jm_kumo", speed: float = 1.0) -> np.ndarray:
+    spec = engine.voice(voice)
+    return np.concatenate(
+        [pcm for piece in split_text(text) for pcm in engine.speak(piece, spec, speed)]
+    )
+
+
+def test_default_voice_is_intelligible(engine, recognizer) -> None:
+    rates = [wer(s, recognizer.transcribe(speak(engine, s))) for s in ANNOUNCEMENTS]
+    assert np.mean(rates) <= 0.2, rates
+
+
+def test_output_is_deterministic_and_mono_int16(engine) -> None:
+    first = speak(engine, "The back door is open.")
+    assert first.dtype == np.int16 and first.ndim == 1
+    assert np.array_equal(first, speak(engine, "The back door is open."))
+
+
+def test_speed_changes_duration_not_words(engine, recognizer) -> None:
+    text = "The heating is now switched off."
+    normal, fast = speak(engine, text), speak(engine, text, speed=1.6)
+    assert 0.5 < len(fast) / len(normal) < 0.8
+    with pytest.raises(ValueError, match="speed"):
+        speak(engine, text, speed=3.0)
+
+
+def test_blend_sounds_different_but_still_speaks(engine, recognizer) -> None:
+    text = "The front door is locked."
+    blend = speak(engine, text, "jm_kumo(1)+jf_gongitsune(1)")
+    assert not np.array_equal(blend[: len(blend) // 2], speak(engine, text)[: len(blend) // 2])
+    assert wer(text, recognizer.transcribe(blend)) <= 0.4
+
+
+def test_seams_start_and_end_at_silence(engine) -> None:
+    spec = engine.voice("jm_kumo")
+    pieces = list(engine.speak("First clause here, then the second one. And a third.", spec))
+    for pcm in pieces:
+        assert abs(int(pcm[0])) < 300  # faded in: no click at the start
+        assert np.all(pcm[-int(0.04 * SAMPLE_RATE) :] == 0)  # ends with a pause
+
+
+def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, recognizer) -> None:
+    # One "sentence" far beyond 510 phonemes: split into calls, nothing dropped.
+    clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")] * 6
+    text = ", ".join(clauses) + ". The last words are the garage door is open."
+    spec = engine.voice("jm_kumo")
+    audio = np.concatenate(list(engine.speak(text, spec)))
+    seconds = len(audio) / SAMPLE_RATE
+    assert seconds > len(text.split()) / 4.5  # at least 4.5 words per second spoken
+    tail = audio[-int(3.5 * SAMPLE_RATE) :]
+    heard = recognizer.transcribe(tail)
+    assert wer("the last words are the garage door is open", heard) <= 0.3, heard
+
+
+def test_lexicon_respelling_and_phonemes() -> None:
+    calls: list[str] = []
+
+    def fake_espeak(text: str, lang: str) -> str:
+        calls.append(text)
+        return f"<{text.strip()}>"
+
+    phonemize = Phonemizer(
+        fake_espeak, lexicon={"ha": "home assistant", "kokoro": "/kˈOkəɹO/"}, prefer_misaki=False
+    )
+    assert (
+        phonemize("Ask HA about Kokoro now", "en-us")
+        == "<Ask home assistant> <about> kˈOkəɹO <now>"
+    )
+    assert "HA" not in " ".join(calls)
+
+
+def test_lexicon_changes_what_the_model_says(engine, recognizer) -> None:
+    from wyoming_kokoro.engine import Engine, EngineOptions
+
+    plain = speak(engine, "The zorp is open.")
+    with_lexicon = Engine.__new__(Engine)
+    with_lexicon.__dict__.update(engine.__dict__)
+    with_lexicon._phonemize = Phonemizer(
+        engine._kokoro.tokenizer.phonemize, lexicon={"zorp": "garage door"}, prefer_misaki=False
+    )
+    assert isinstance(engine.options, EngineOptions)
+    said = speak(with_lexicon, "The zorp is open.")
+    assert not np.array_equal(plain, said)
+    assert wer("the garage door is open", recognizer.transcribe(said)) <= 0.4

@@ -1,0 +1,127 @@
+"""What is spoken: markdown removal and sentence pieces, whole and streamed."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wyoming_kokoro.text import (
+    MAX_PIECE_CHARS,
+    SentenceStream,
+    clean_inline,
+    split_long,
+    split_text,
+)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "spoken"),
+    [
+        ("**bold** and *italic* and ***both***", "bold and italic and both"),
+        ("a [link text](https://example.com/a_(b)) here", "a link text here"),
+        ("![a cat](cat.png) sleeps", "a cat sleeps"),
+        ("run `light.turn_on` now", "run light.turn_on now"),
+        ("~~old~~ new", "old new"),
+        ("keep snake_case_names", "keep snake_case_names"),
+        ("Sunny ☀️ and warm 🌡️!", "Sunny and warm !"),
+        ("<b>HTML</b> tags", "HTML tags"),
+        ("2 * 3 is six", "2 times 3 is six"),
+    ],
+)
+def test_inline_markup_is_removed(markdown: str, spoken: str) -> None:
+    assert clean_inline(markdown) == spoken
+
+
+def test_structure_becomes_sentences_and_code_is_skipped() -> None:
+    text = (
+        "# Weather\n"
+        "Here is the forecast for today in Berlin:\n"
+        "1. Morning: sunny and twelve degrees\n"
+        "2. Evening: light rain from the west\n\n"
+        "| Day | Temperature |\n|-----|------|\n| Monday | five degrees |\n"
+        "```python\nprint('never read aloud')\n```\n"
+        "---\n"
+        "> Have a nice day, and take an umbrella with you.\n"
+    )
+    pieces = split_text(text)
+    joined = " ".join(pieces)
+    assert "print" not in joined and "never read" not in joined
+    assert not re.search(r"[#*|`>]", joined)
+    assert "Weather. Here is the forecast for today in Berlin:" in pieces[0]
+    assert "Morning: sunny and twelve degrees." in joined
+    assert "Day, Temperature." in joined and "Monday, five degrees." in joined
+    assert pieces[-1].endswith("take an umbrella with you.")
+
+
+def test_short_sentences_join_a_neighbour() -> None:
+    pieces = split_text("Okay. Sure. The kitchen light is now on and dimmed to half.")
+    assert pieces == ["Okay. Sure. The kitchen light is now on and dimmed to half."]
+
+
+def test_abbreviations_and_decimals_do_not_end_sentences() -> None:
+    pieces = split_text("Dr. Smith says it is 21.5 degrees today. The window is open now.")
+    assert pieces == ["Dr. Smith says it is 21.5 degrees today.", "The window is open now."]
+
+
+def test_long_sentences_are_cut_at_clauses_without_losing_words() -> None:
+    sentence = ", ".join(f"clause number {i} goes here" for i in range(40)) + "."
+    pieces = list(split_long(sentence))
+    assert len(pieces) > 1
+    assert all(len(p) <= MAX_PIECE_CHARS for p in pieces)
+    assert words(" ".join(pieces)) == words(sentence)
+
+
+def test_a_run_without_spaces_is_cut_but_kept() -> None:
+    blob = "x" * 1000
+    assert "".join(split_long(blob)) == blob
+
+
+def test_twenty_thousand_characters_keep_every_word() -> None:
+    rng = random.Random(7)
+    vocab = ["light", "door", "kitchen", "open", "the", "is", "now", "garage", "warm", "Dr."]
+    sentences = []
+    while sum(len(s) for s in sentences) < 20_000:
+        n = rng.randint(2, 40)
+        sentences.append(" ".join(rng.choice(vocab) for _ in range(n)) + rng.choice(".!?,;"))
+    text = " ".join(sentences)
+    assert len(text) >= 20_000
+    pieces = split_text(text)
+    assert words(" ".join(pieces)) == words(text)
+    assert max(len(p) for p in pieces) <= MAX_PIECE_CHARS
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"abc de. ,!?\n*#-1`|", "Dr.", "21.5", "**", "\n\n", "word"]),
+        max_size=120,
+    ).map("".join),
+    st.integers(min_value=1, max_value=12),
+)
+def test_streamed_text_gives_the_same_pieces_as_whole_text(text: str, size: int) -> None:
+    stream = SentenceStream()
+    streamed: list[str] = []
+    for i in range(0, len(text), size):
+        streamed += stream.feed(text[i : i + size])
+    streamed += stream.finish()
+    assert words(" ".join(streamed)) == words(" ".join(split_text(text)))
+
+
+def test_pieces_come_out_as_soon_as_they_are_complete() -> None:
+    stream = SentenceStream()
+    assert stream.feed("The front door is loc") == []
+    assert stream.feed("ked. The garage") == ["The front door is locked."]
+    assert stream.finish() == ["The garage."]  # the end is a sentence end
+
+
+def test_only_symbols_say_nothing() -> None:
+    assert split_text("... !!! ??? --- ***") == []
+    assert split_text("🎉🎉🎉") == []

@@ -1,0 +1,90 @@
+"""The voice catalog, blends and the languages voices are offered under."""
+
+from __future__ import annotations
+
+import pytest
+
+from wyoming_kokoro.voices import (
+    CATALOG,
+    VoiceError,
+    default_voice,
+    describe_voice,
+    g2p_language,
+    parse_voice,
+    spoken_locales,
+)
+
+INSTALLED = ("af_bella", "af_sky", "am_adam", "jm_kumo", "ff_siwis")
+
+
+def test_catalog_has_the_54_upstream_voices_with_real_locales() -> None:
+    assert len(CATALOG) == 54
+    assert len({v.name for v in CATALOG}) == 54
+    locales = {v.language.locale for v in CATALOG}
+    assert locales == {
+        "en_US",
+        "en_GB",
+        "es_ES",
+        "fr_FR",
+        "hi_IN",
+        "it_IT",
+        "ja_JP",
+        "pt_BR",
+        "zh_CN",
+    }
+    assert all(v.gender in ("female", "male") and v.grade for v in CATALOG)
+    heart = describe_voice("af_heart")
+    assert (heart.grade, heart.gender, heart.title) == (
+        "A",
+        "female",
+        "Heart (American English, female)",
+    )
+
+
+def test_blend_weights_are_normalised() -> None:
+    spec = parse_voice("af_bella(2)+af_sky(1)", INSTALLED)
+    assert spec.parts == (("af_bella", pytest.approx(2 / 3)), ("af_sky", pytest.approx(1 / 3)))
+    assert spec.primary == "af_bella"
+    assert parse_voice(" af_bella + af_sky ", INSTALLED).parts == (
+        ("af_bella", 0.5),
+        ("af_sky", 0.5),
+    )
+    assert parse_voice("af_sky(1)+af_sky(3)", INSTALLED).parts == (("af_sky", 1.0),)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("af_bela", "did you mean af_bella"),
+        ("nobody", "unknown voice 'nobody'"),
+        ("af_bella(0)", "must be positive"),
+        ("af_bella(2", "malformed voice"),
+        ("../etc/passwd", "malformed voice"),
+        ("", "empty voice"),
+    ],
+)
+def test_bad_voice_specs_get_clear_errors(spec: str, message: str) -> None:
+    with pytest.raises(VoiceError, match=message.replace("(", r"\(")):
+        parse_voice(spec, INSTALLED)
+
+
+def test_default_voice_prefers_af_heart_then_jm_kumo() -> None:
+    assert default_voice(("af_heart", "jm_kumo")) == "af_heart"
+    assert default_voice(("jf_alpha", "jm_kumo")) == "jm_kumo"
+    assert default_voice(("zz_custom",)) == "zz_custom"
+
+
+def test_language_follows_the_voice_unless_overridden() -> None:
+    assert g2p_language(parse_voice("ff_siwis", INSTALLED)) == "fr-fr"
+    assert g2p_language(parse_voice("jm_kumo", INSTALLED)) == "en-us"  # no offline ja G2P
+    assert g2p_language(parse_voice("af_sky", INSTALLED), override="en_GB") == "en-gb"
+    assert g2p_language(parse_voice("af_sky", INSTALLED), override="pt") == "pt-br"
+    with pytest.raises(VoiceError, match="unsupported language"):
+        g2p_language(parse_voice("af_sky", INSTALLED), override="klingon")
+
+
+def test_voices_are_offered_where_they_can_speak() -> None:
+    assert spoken_locales("af_heart") == ["en_US"]
+    assert spoken_locales("bf_emma") == ["en_GB"]
+    assert spoken_locales("jm_kumo") == ["en_US", "en_GB"]
+    assert spoken_locales("zf_xiaobei") == ["en_US", "en_GB"]

@@ -1,0 +1,39 @@
+"""PCM helpers shared by the engine, the worker and the CLI (numpy only)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+SAMPLE_RATE = 24_000
+SAMPLE_WIDTH = 2  # bytes, s16le
+CHANNELS = 1
+
+# A few milliseconds of fade at every seam: the model's output does not start
+# or end at zero, and a jump there is heard as a click.
+_FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
+
+
+def to_pcm16(audio: np.ndarray) -> np.ndarray:
+    """Float audio in [-1, 1] to int16 samples, with faded edges."""
+    audio = np.asarray(audio, dtype=np.float32).copy()
+    n = min(_FADE_SAMPLES, len(audio) // 2)
+    if n:
+        ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
+        audio[:n] *= ramp
+        audio[-n:] *= ramp[::-1]
+    return (np.clip(audio, -1.0, 1.0) * 32767.0).astype(np.int16)
+
+
+def silence(seconds: float) -> np.ndarray:
+    """int16 silence of the given length."""
+    return np.zeros(int(seconds * SAMPLE_RATE), dtype=np.int16)
+
+
+def pause_after(text: str) -> float:
+    """Seconds of silence after a piece, by how the piece ends."""
+    mark = text.rstrip().rstrip("'\")]")[-1:]
+    if mark in ".!?…。！？":
+        return 0.25
+    if mark in ",;:—–":
+        return 0.1
+    return 0.05

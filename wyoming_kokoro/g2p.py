@@ -1,0 +1,104 @@
+"""Language → phonemes: espeak-ng (bundled with kokoro-onnx), misaki, a user lexicon."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+_LOGGER = logging.getLogger(__name__)
+
+LEXICON_NAME = "lexicon.txt"
+
+
+def load_lexicon(path: Path) -> dict[str, str]:
+    """Read a pronunciation lexicon: one `word<TAB or spaces>pronunciation` per line.
+
+    A pronunciation between slashes is phonemes (`Kokoro /kˈOkəɹO/`); anything else
+    is a respelling that is read instead of the word (`HA  home assistant`).
+    Lines starting with # are comments.
+    """
+    entries: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 1)
+        if len(parts) != 2:
+            raise ValueError(f"{path.name}:{number}: expected 'word pronunciation'")
+        entries[parts[0].lower()] = parts[1].strip()
+    return entries
+
+
+def _misaki_english(british: bool) -> Callable[[str], str] | None:
+    """misaki's lexicon-based English G2P, only when spaCy's model is installed.
+
+    misaki would otherwise download `en_core_web_sm` at run time, which we never do.
+    """
+    try:
+        import spacy.util  # optional and heavy
+
+        if not spacy.util.is_package("en_core_web_sm"):
+            return None
+        from misaki import en, espeak
+
+        g2p = en.G2P(trf=False, british=british, fallback=espeak.EspeakFallback(british))
+    except Exception as err:  # any failure means: use espeak
+        _LOGGER.debug("misaki English G2P unavailable: %s", err)
+        return None
+    return lambda text: g2p(text)[0]
+
+
+class Phonemizer:
+    """Text (already normalized) → Kokoro phonemes for one language."""
+
+    def __init__(
+        self,
+        espeak: Callable[[str, str], str],
+        lexicon: dict[str, str] | None = None,
+        prefer_misaki: bool = True,
+    ) -> None:
+        self._espeak = espeak
+        self._lexicon = lexicon or {}
+        self._pattern = (
+            re.compile(
+                r"(?<!\w)(" + "|".join(re.escape(w) for w in self._lexicon) + r")(?!\w)",
+                re.IGNORECASE,
+            )
+            if self._lexicon
+            else None
+        )
+        self._misaki: dict[str, Callable[[str], str] | None] = {}
+        self._prefer_misaki = prefer_misaki
+
+    def _backend(self, lang: str) -> Callable[[str], str]:
+        if self._prefer_misaki and lang in ("en-us", "en-gb"):
+            if lang not in self._misaki:
+                self._misaki[lang] = _misaki_english(lang == "en-gb")
+                if self._misaki[lang]:
+                    _LOGGER.info("Using misaki English G2P for %s", lang)
+            backend = self._misaki[lang]
+            if backend is not None:
+                return backend
+        return lambda text: self._espeak(text, lang)
+
+    def __call__(self, text: str, lang: str) -> str:
+        backend = self._backend(lang)
+        if self._pattern is None:
+            return backend(text).strip()
+        out: list[str] = []
+        last = 0
+        for match in self._pattern.finditer(text):
+            entry = self._lexicon[match.group(1).lower()]
+            if entry.startswith("/") and entry.endswith("/") and len(entry) > 2:
+                if text[last : match.start()].strip():
+                    out.append(backend(text[last : match.start()]))
+                out.append(entry[1:-1])
+                last = match.end()
+            else:
+                out.append(backend(text[last : match.start()] + entry) if entry else "")
+                last = match.end()
+        if text[last:].strip():
+            out.append(backend(text[last:]))
+        return " ".join(p.strip() for p in out if p.strip())

@@ -1,0 +1,44 @@
+"""Server settings: one typed dataclass, built once from flags and environment."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_URI = "tcp://0.0.0.0:10200"
+
+
+def default_threads() -> int:
+    """onnxruntime scales with physical cores; small boxes have 2-4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server was configured with."""
+
+    uri: str = DEFAULT_URI
+    zeroconf_name: str | None = None  # None: do not advertise
+    zeroconf_address: str | None = None
+    zeroconf_interfaces: tuple[str, ...] = ()
+    voice: str | None = None
+    speed: float = 1.0
+    data_dirs: tuple[Path, ...] = ()
+    model: Path | None = None
+    voices: Path | None = None
+    download: str | None = None
+    download_url: str = ""
+    threads: int = 0  # 0: default_threads()
+    idle_timeout: float = 300.0
+    preload: bool = False
+    streaming: bool = True
+    max_text_chars: int = 100_000
+    min_free_mb: int = 400
+    connection_timeout: float = 600.0
+    normalize: bool = True
+    debug: bool = False
+
+    @property
+    def effective_threads(self) -> int:
+        return self.threads or default_threads()
