@@ -1,0 +1,218 @@
+"""Wyoming events ↔ scheduler, one handler per connection.
+
+An *utterance* is what the client hears between one audio-start and its
+audio-stop: the text of one `synthesize`, or of a whole streaming session
+(synthesize-start, chunks, synthesize-stop). Its pieces are queued as soon as the
+text shows them complete and are sent back in order by a sender task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.error import Error
+from wyoming.event import Event, async_write_event
+from wyoming.info import Describe
+from wyoming.ping import Ping, Pong
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeStopped,
+    SynthesizeVoice,
+)
+
+from .audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
+from .scheduler import Job, Scheduler, SynthesisError
+from .text import SentenceStream
+from .voices import VoiceError, g2p_language, parse_voice
+from .wire import Limits, ProtocolError, read_event
+
+_LOGGER = logging.getLogger(__name__)
+
+_CHUNK_BYTES = 8192 * SAMPLE_WIDTH
+
+
+@dataclass(frozen=True)
+class HandlerConfig:
+    """What every connection shares; built once by the server."""
+
+    info: Event
+    voice_names: tuple[str, ...]
+    default_voice: str
+    speed: float
+    max_text_chars: int
+    limits: Limits
+    idle_seconds: float  # a connection that sends nothing this long is closed
+
+
+class Utterance:
+    """Text in, ordered audio out, for one audio-start … audio-stop."""
+
+    def __init__(self, handler: KokoroHandler, voice: SynthesizeVoice | None) -> None:
+        self._handler = handler
+        config = handler.config
+        name = voice.name if voice and voice.name else config.default_voice
+        try:
+            spec = parse_voice(name, config.voice_names)
+        except VoiceError as err:
+            # Home Assistant may hold a stale choice: speak rather than fail.
+            _LOGGER.warning("%s; using %s", err, config.default_voice)
+            spec = parse_voice(config.default_voice, config.voice_names)
+        self.voice = str(spec)
+        try:
+            self.lang: str | None = g2p_language(spec, override=voice.language if voice else None)
+        except VoiceError as err:
+            _LOGGER.warning("%s; using the voice's own language", err)
+            self.lang = g2p_language(spec)
+        self._stream = SentenceStream(self.lang)
+        self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
+        self._chars = 0
+        self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
+
+    def add_text(self, text: str) -> None:
+        self._chars += len(text)
+        limit = self._handler.config.max_text_chars
+        if self._chars > limit:
+            raise ProtocolError(f"text is longer than the limit of {limit} characters")
+        self._submit(self._stream.feed(text))
+
+    async def finish(self) -> None:
+        """All text is in: wait until its audio has been sent, with audio-stop."""
+        self._submit(self._stream.finish())
+        self._jobs.put_nowait(None)
+        await self.sender
+
+    def _submit(self, pieces: list[str]) -> None:
+        config = self._handler.config
+        for piece in pieces:
+            job = Job(self._handler.client_id, piece, self.voice, config.speed, self.lang)
+            self._jobs.put_nowait(self._handler.scheduler.submit(job))
+
+    async def _send_audio(self) -> None:
+        write = self._handler.write
+        await write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
+        while (job := await self._jobs.get()) is not None:
+            async for pcm in job.audio():
+                for start in range(0, len(pcm), _CHUNK_BYTES):
+                    chunk = pcm[start : start + _CHUNK_BYTES]
+                    await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
+        await write(AudioStop().event())
+
+
+class KokoroHandler:
+    """Speaks the Wyoming TTS protocol on one connection."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        config: HandlerConfig,
+        scheduler: Scheduler,
+        client_id: int,
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.config = config
+        self.scheduler = scheduler
+        self.client_id = client_id
+        self._write_lock = asyncio.Lock()
+        self._streaming: Utterance | None = None
+
+    async def write(self, event: Event) -> None:
+        # The sender task and the event loop both write: keep events whole.
+        async with self._write_lock:
+            await async_write_event(event, self.writer)
+
+    async def run(self) -> None:
+        """Read events until the client leaves, misbehaves or a request fails."""
+        try:
+            while True:
+                try:
+                    event = await asyncio.wait_for(
+                        read_event(self.reader, self.config.limits), self.config.idle_seconds
+                    )
+                except asyncio.TimeoutError:
+                    _LOGGER.debug("Client %d idle: closing", self.client_id)
+                    break
+                if event is None or not await self.handle_event(event):
+                    break
+        except ProtocolError as err:
+            await self._fail(str(err), "bad-request")
+        except SynthesisError as err:
+            await self._fail(str(err), "synthesis-failed")
+        except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError):
+            _LOGGER.debug("Client %d went away", self.client_id)
+        finally:
+            await self._close()
+
+    async def _fail(self, text: str, code: str) -> None:
+        _LOGGER.warning("Client %d: %s", self.client_id, text)
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await self.write(Error(text=text, code=code).event())
+
+    async def _close(self) -> None:
+        self.scheduler.cancel(self.client_id)
+        if self._streaming is not None and not self._streaming.sender.done():
+            self._streaming.sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._streaming.sender
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+    async def handle_event(self, event: Event) -> bool:
+        """Answer one event; False ends the connection."""
+        if Describe.is_type(event.type):
+            await self.write(self.config.info)
+        elif Ping.is_type(event.type):
+            await self.write(Pong(text=event.data.get("text")).event())
+        elif SynthesizeStart.is_type(event.type):
+            if self._streaming is not None:
+                raise ProtocolError("synthesize-start while a stream is already open")
+            self._streaming = Utterance(self, SynthesizeStart.from_event(event).voice)
+        elif SynthesizeChunk.is_type(event.type):
+            if self._streaming is None:
+                raise ProtocolError("synthesize-chunk without synthesize-start")
+            self._check_sender()
+            self._streaming.add_text(_text_of(event))
+        elif SynthesizeStop.is_type(event.type):
+            if self._streaming is None:
+                raise ProtocolError("synthesize-stop without synthesize-start")
+            utterance, self._streaming = self._streaming, None
+            await self._wait(utterance)
+            await self.write(SynthesizeStopped().event())
+        elif Synthesize.is_type(event.type):
+            if self._streaming is not None:
+                return True  # the streamed text again "for compatibility": already spoken
+            utterance = Utterance(self, Synthesize.from_event(event).voice)
+            utterance.add_text(_text_of(event))
+            await self._wait(utterance)
+        else:
+            _LOGGER.debug("Ignoring event %s", event.type)
+        return True
+
+    async def _wait(self, utterance: Utterance) -> None:
+        try:
+            await utterance.finish()
+        except BaseException:
+            utterance.sender.cancel()
+            raise
+
+    def _check_sender(self) -> None:
+        # A stream whose audio already failed is answered now, not at its stop.
+        sender = self._streaming.sender if self._streaming else None
+        if sender is not None and sender.done() and sender.exception() is not None:
+            raise sender.exception()  # type: ignore[misc]
+
+
+def _text_of(event: Event) -> str:
+    text = event.data.get("text", "")
+    if not isinstance(text, str):
+        raise ProtocolError("'text' must be a string")
+    return text

@@ -1,0 +1,73 @@
+"""Reading Wyoming events from untrusted clients, with limits and clear failures.
+
+The `wyoming` library's reader returns None for bad JSON exactly as for EOF, so a
+client that sends garbage would just be dropped without a word. Here every way
+an event can be malformed becomes a `ProtocolError` the handler can answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+
+from wyoming.event import Event
+
+# asyncio.StreamReader's line limit; also the longest header line accepted.
+MAX_HEADER_BYTES = 64 * 1024
+
+
+class ProtocolError(ValueError):
+    """The client sent something that is not a valid Wyoming event."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_data_bytes: int = 4 * 1024 * 1024
+    max_payload_bytes: int = 4 * 1024 * 1024
+
+
+def _length(header: dict, key: str, limit: int) -> int:
+    value = header.get(key)
+    if value is None:
+        return 0
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ProtocolError(f"{key} must be a non-negative integer")
+    if value > limit:
+        raise ProtocolError(f"{key} {value} is larger than the limit of {limit} bytes")
+    return value
+
+
+async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | None:
+    """The next event, None at a clean end of stream, ProtocolError if malformed."""
+    try:
+        line = await reader.readline()
+    except (ValueError, asyncio.LimitOverrunError) as err:
+        raise ProtocolError(f"header line longer than {MAX_HEADER_BYTES} bytes") from err
+    if not line:
+        return None
+    if not line.endswith(b"\n"):
+        raise ProtocolError("connection closed in the middle of an event header")
+    try:
+        header = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ProtocolError(f"event header is not JSON: {err}") from err
+    if not isinstance(header, dict) or not isinstance(header.get("type"), str):
+        raise ProtocolError("event header must be a JSON object with a string 'type'")
+    data = header.get("data") or {}
+    if not isinstance(data, dict):
+        raise ProtocolError("event 'data' must be a JSON object")
+    data_length = _length(header, "data_length", limits.max_data_bytes)
+    payload_length = _length(header, "payload_length", limits.max_payload_bytes)
+    try:
+        if data_length:
+            extra = json.loads(await reader.readexactly(data_length))
+            if not isinstance(extra, dict):
+                raise ProtocolError("event data must be a JSON object")
+            data.update(extra)
+        payload = await reader.readexactly(payload_length) if payload_length else None
+    except asyncio.IncompleteReadError as err:
+        raise ProtocolError("connection closed in the middle of an event") from err
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ProtocolError(f"event data is not JSON: {err}") from err
+    return Event(type=header["type"], data=data, payload=payload)
