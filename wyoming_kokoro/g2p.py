@@ -31,6 +31,15 @@ def load_lexicon(path: Path) -> dict[str, str]:
     return entries
 
 
+def load_lexicons(data_dirs: list[Path] | tuple[Path, ...]) -> dict[str, str]:
+    """Merge `lexicon.txt` from every data dir; the first directory wins."""
+    entries: dict[str, str] = {}
+    for directory in reversed(data_dirs):
+        if (directory / LEXICON_NAME).is_file():
+            entries.update(load_lexicon(directory / LEXICON_NAME))
+    return entries
+
+
 def _misaki_english(british: bool) -> Callable[[str], str] | None:
     """misaki's lexicon-based English G2P, only when spaCy's model is installed.
 

@@ -31,7 +31,7 @@ from .audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from .scheduler import Job, Scheduler, SynthesisError
 from .text import SentenceStream
 from .voices import VoiceError, g2p_language, parse_voice
-from .wire import Limits, ProtocolError, read_event
+from .wire import Limits, ProtocolError, linger_close, read_event
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -73,6 +73,11 @@ class Utterance:
         self._stream = SentenceStream(self.lang)
         self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self._chars = 0
+        self.sender: asyncio.Task[None] | None = None
+
+    async def begin(self) -> None:
+        """audio-start now (so it precedes any later answer), then audio as it comes."""
+        await self._handler.write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
         self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
 
     def add_text(self, text: str) -> None:
@@ -86,6 +91,7 @@ class Utterance:
         """All text is in: wait until its audio has been sent, with audio-stop."""
         self._submit(self._stream.finish())
         self._jobs.put_nowait(None)
+        assert self.sender is not None
         await self.sender
 
     def _submit(self, pieces: list[str]) -> None:
@@ -96,7 +102,6 @@ class Utterance:
 
     async def _send_audio(self) -> None:
         write = self._handler.write
-        await write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
         while (job := await self._jobs.get()) is not None:
             async for pcm in job.audio():
                 for start in range(0, len(pcm), _CHUNK_BYTES):
@@ -153,15 +158,17 @@ class KokoroHandler:
 
     async def _fail(self, text: str, code: str) -> None:
         _LOGGER.warning("Client %d: %s", self.client_id, text)
-        with contextlib.suppress(ConnectionError, RuntimeError):
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
             await self.write(Error(text=text, code=code).event())
+            await linger_close(self.reader, self.writer)
 
     async def _close(self) -> None:
         self.scheduler.cancel(self.client_id)
-        if self._streaming is not None and not self._streaming.sender.done():
-            self._streaming.sender.cancel()
+        sender = self._streaming.sender if self._streaming else None
+        if sender is not None and not sender.done():
+            sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._streaming.sender
+                await sender
         self.writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await self.writer.wait_closed()
@@ -176,6 +183,7 @@ class KokoroHandler:
             if self._streaming is not None:
                 raise ProtocolError("synthesize-start while a stream is already open")
             self._streaming = Utterance(self, SynthesizeStart.from_event(event).voice)
+            await self._streaming.begin()
         elif SynthesizeChunk.is_type(event.type):
             if self._streaming is None:
                 raise ProtocolError("synthesize-chunk without synthesize-start")
@@ -191,7 +199,9 @@ class KokoroHandler:
             if self._streaming is not None:
                 return True  # the streamed text again "for compatibility": already spoken
             utterance = Utterance(self, Synthesize.from_event(event).voice)
-            utterance.add_text(_text_of(event))
+            text = _text_of(event)
+            await utterance.begin()
+            utterance.add_text(text)
             await self._wait(utterance)
         else:
             _LOGGER.debug("Ignoring event %s", event.type)
@@ -201,7 +211,8 @@ class KokoroHandler:
         try:
             await utterance.finish()
         except BaseException:
-            utterance.sender.cancel()
+            if utterance.sender is not None:
+                utterance.sender.cancel()
             raise
 
     def _check_sender(self) -> None:

@@ -36,6 +36,7 @@ class Settings:
     max_text_chars: int = 100_000
     min_free_mb: int = 400
     connection_timeout: float = 600.0
+    max_connections: int = 64
     normalize: bool = True
     debug: bool = False
 

@@ -8,6 +8,7 @@ an event can be malformed becomes a `ProtocolError` the handler can answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass
 
@@ -71,3 +72,23 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise ProtocolError(f"event data is not JSON: {err}") from err
     return Event(type=header["type"], data=data, payload=payload)
+
+
+async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Finish sending, then close without a reset.
+
+    Closing a socket with unread input makes the kernel send a reset, which can
+    destroy the last event (an error) before the client reads it; so stop
+    writing and discard what the client still sends, for at most a second.
+    """
+    with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+        if writer.can_write_eof():
+            writer.write_eof()
+        with contextlib.suppress(asyncio.TimeoutError, ValueError):
+            await asyncio.wait_for(_discard(reader), 1.0)
+    writer.close()
+
+
+async def _discard(reader: asyncio.StreamReader) -> None:
+    while await reader.read(65536):
+        pass

@@ -12,7 +12,7 @@ import click
 
 from wyoming_kokoro import __version__
 from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
-from wyoming_kokoro.g2p import LEXICON_NAME, load_lexicon
+from wyoming_kokoro.g2p import load_lexicons
 from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 from wyoming_kokoro.voices import CATALOG, VoiceError, default_voice, describe_voice, parse_voice
 
@@ -165,7 +165,9 @@ def _run(config: SayConfig) -> None:
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    options = EngineOptions(normalize=not config.no_normalize, lexicon=_lexicon(config.data_dirs))
+    options = EngineOptions(
+        normalize=not config.no_normalize, lexicon=load_lexicons(config.data_dirs)
+    )
     if config.threads:
         options.threads = config.threads
     engine = Engine(assets, options)
@@ -179,15 +181,6 @@ def _run(config: SayConfig) -> None:
         for piece in bar:
             for pcm in engine.speak(piece, voice, config.speed, lang):
                 sink.write(pcm)
-
-
-def _lexicon(data_dirs: list[Path]) -> dict[str, str]:
-    entries: dict[str, str] = {}
-    for directory in reversed(data_dirs):  # the first directory wins
-        path = directory / LEXICON_NAME
-        if path.is_file():
-            entries.update(load_lexicon(path))
-    return entries
 
 
 class _Null:

@@ -1,0 +1,76 @@
+"""The server over zeroconf, unix sockets and stdio, and its shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from conftest import ServerProcess
+from test_discovery import lookup
+from wyoming.client import AsyncClient
+from wyoming.event import read_event, write_event
+from wyoming.info import Describe, Info
+from wyoming_io import run
+
+
+def test_zeroconf_registration_and_removal_on_sigterm() -> None:
+    name = f"kokoro-test-{uuid.uuid4().hex[:8]}"
+    args = ("--zeroconf", name, "--zeroconf-address", "127.0.0.1")
+    with ServerProcess(*args, "--zeroconf-interface", "127.0.0.1") as srv:
+        deadline = time.monotonic() + 15
+        while not any("Zeroconf" in line or "zeroconf" in line for line in srv.log):
+            assert time.monotonic() < deadline, "".join(srv.log)
+            time.sleep(0.1)
+        info = run(lookup(name))
+        assert info is not None and info.port == srv.port
+        assert info.parsed_addresses() == ["127.0.0.1"]
+        assert srv.stop(signal.SIGTERM) == 0
+    assert run(lookup(name, timeout_ms=1500)) is None
+
+
+def test_unix_socket(tmp_path: Path) -> None:
+    sock = tmp_path / "kokoro.sock"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wyoming_kokoro", "--uri", f"unix://{sock}"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "Ready on unix://" in line:
+                break
+
+        async def describe() -> Info:
+            async with AsyncClient.from_uri(f"unix://{sock}") as client:
+                await client.write_event(Describe().event())
+                event = await asyncio.wait_for(client.read_event(), 5)
+                assert event is not None
+                return Info.from_event(event)
+
+        assert run(describe()).tts[0].name == "kokoro"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 0
+
+
+def test_stdio() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wyoming_kokoro", "--uri", "stdio://"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    write_event(Describe().event(), proc.stdin)
+    proc.stdin.flush()
+    event = read_event(proc.stdout)
+    assert event is not None and event.type == "info"
+    proc.stdin.close()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(20) == 0

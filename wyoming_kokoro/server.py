@@ -1,0 +1,164 @@
+"""The running server: assets → scheduler + listener + discovery, until a signal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from wyoming.error import Error
+from wyoming.event import async_write_event
+
+from .assets import AssetError, Assets, resolve
+from .g2p import load_lexicons
+from .handler import HandlerConfig, KokoroHandler
+from .info import build_info
+from .scheduler import Scheduler, SchedulerOptions
+from .settings import Settings
+from .voices import default_voice, parse_voice
+from .wire import MAX_HEADER_BYTES, Limits, linger_close
+from .worker import WorkerConfig
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def _prepare_assets(settings: Settings) -> Assets:
+    if settings.download:
+        from .download import DownloadError, download_model
+
+        try:
+            download_model(settings.download, settings.data_dirs[0], settings.download_url)
+        except DownloadError as err:
+            raise AssetError(str(err)) from err
+    assets = resolve(settings.model, settings.voices, list(settings.data_dirs))
+    _LOGGER.info("Using %s", assets.source)
+    return assets
+
+
+async def serve(settings: Settings) -> None:
+    """Run until SIGTERM/SIGINT."""
+    assets = _prepare_assets(settings)
+    voice = settings.voice or default_voice(assets.voice_names)
+    parse_voice(voice, assets.voice_names)  # a bad default is a start-up error
+    worker_config = WorkerConfig(
+        model=str(assets.model),
+        voices=str(assets.voices),
+        voice_names=assets.voice_names,
+        source=assets.source,
+        embedded_model=assets.embedded_model,
+        threads=settings.effective_threads,
+        normalize=settings.normalize,
+        lexicon=load_lexicons(settings.data_dirs),
+        debug=settings.debug,
+    )
+    scheduler = Scheduler(
+        worker_config, SchedulerOptions(settings.idle_timeout, settings.min_free_mb)
+    )
+    config = HandlerConfig(
+        info=build_info(assets.voice_names, settings.streaming).event(),
+        voice_names=assets.voice_names,
+        default_voice=voice,
+        speed=settings.speed,
+        max_text_chars=settings.max_text_chars,
+        limits=Limits(max_data_bytes=settings.max_text_chars * 4 + 4096),
+        idle_seconds=settings.connection_timeout,
+    )
+    client_ids = itertools.count(1)
+    handlers: set[asyncio.Task[None]] = set()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(handlers) >= settings.max_connections:
+            _LOGGER.warning("Refusing a connection: %d already open", len(handlers))
+            await refuse(reader, writer, f"too many connections (limit {settings.max_connections})")
+            return
+        handler = KokoroHandler(reader, writer, config, scheduler, next(client_ids))
+        task = asyncio.current_task()
+        assert task is not None
+        handlers.add(task)
+        try:
+            await handler.run()
+        finally:
+            handlers.discard(task)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    scheduler.start(preload=settings.preload)
+    server, port = await _listen(settings.uri, on_connect)
+    discovery = None
+    if settings.zeroconf_name and port is not None:
+        discovery = await _advertise(settings, port)
+    try:
+        await stop.wait()
+        _LOGGER.info("Stopping")
+    finally:
+        if server is not None:
+            server.close()
+        for task in list(handlers):
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        if discovery is not None:
+            await discovery.stop()
+        await scheduler.stop()
+
+
+async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, text: str) -> None:
+    """Tell a client why it is turned away, then hang up."""
+    with contextlib.suppress(ConnectionError, OSError):
+        await async_write_event(Error(text=text, code="busy").event(), writer)
+    await linger_close(reader, writer)
+
+
+async def _listen(uri: str, on_connect: Any) -> tuple[asyncio.AbstractServer | None, int | None]:
+    parsed = urlparse(uri)
+    if parsed.scheme == "tcp":
+        if parsed.hostname is None or parsed.port is None:
+            raise ValueError(f"{uri}: a tcp:// URI needs a host and a port")
+        server = await asyncio.start_server(
+            on_connect, parsed.hostname, parsed.port, limit=MAX_HEADER_BYTES
+        )
+        port = server.sockets[0].getsockname()[1]
+        host = parsed.hostname if ":" not in parsed.hostname else f"[{parsed.hostname}]"
+        _LOGGER.info("Ready on tcp://%s:%d", host, port)
+        return server, port
+    if parsed.scheme == "unix":
+        path = Path(parsed.netloc + parsed.path)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        server = await asyncio.start_unix_server(on_connect, str(path), limit=MAX_HEADER_BYTES)
+        _LOGGER.info("Ready on unix://%s", path)
+        return server, None
+    if parsed.scheme == "stdio":
+        reader = asyncio.StreamReader(limit=MAX_HEADER_BYTES)
+        loop = asyncio.get_running_loop()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, sys.stdout
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        _LOGGER.info("Ready on stdio://")
+        asyncio.create_task(on_connect(reader, writer))  # noqa: RUF006 - lives as long as stdio
+        return None, None
+    raise ValueError(f"{uri}: use tcp://HOST:PORT, unix://PATH or stdio://")
+
+
+async def _advertise(settings: Settings, port: int) -> Any:
+    from .discovery import Discovery, advertised_address
+
+    host = urlparse(settings.uri).hostname or ""
+    address = advertised_address(host, settings.zeroconf_address)
+    discovery = Discovery(
+        settings.zeroconf_name or "kokoro",
+        port,
+        address,
+        list(settings.zeroconf_interfaces) or None,
+    )
+    await discovery.start()
+    return discovery
