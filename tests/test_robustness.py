@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wyoming.client import AsyncClient
 from wyoming.info import Describe
+from wyoming.tts import Synthesize
 from wyoming_io import collect, run, synthesize
 
 from wyoming_kokoro.memory import rss_mb
@@ -182,22 +183,24 @@ def test_connection_limit_turns_extra_clients_away() -> None:
 
 
 def test_fifty_clients_at_once_all_get_their_own_audio(server: ServerProcess, recognizer) -> None:
-    texts = ["The back door is open.", "The front door is locked."]
+    texts = ["The door is open.", "The lights are on."]
 
     async def crowd() -> list:
         async def one(i: int) -> tuple[str, bytes, list[str]]:
+            # One connection each: describe, then synthesize, all 50 open at once.
             async with AsyncClient.from_uri(server.uri) as client:
                 await client.write_event(Describe().event())
-                await collect(client, "info", 60)
-            reply = await synthesize(server.uri, texts[i % 2], timeout=240)
-            return texts[i % 2], reply.audio, reply.types
+                info = await collect(client, "info", 60)
+                await client.write_event(Synthesize(text=texts[i % 2]).event())
+                reply = await collect(client, "audio-stop", 240)
+            return texts[i % 2], reply.audio, info.types + reply.types + reply.errors
 
         return await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(50))), 300)
 
     results = run(crowd())
     by_text: dict[str, set[bytes]] = {}
     for text, audio, types in results:
-        assert types[0] == "audio-start" and types[-1] == "audio-stop"
+        assert types[:2] == ["info", "audio-start"] and types[-1] == "audio-stop", (text, types)
         by_text.setdefault(text, set()).add(audio)
     # The model is deterministic: any mix-up between clients would show as a difference.
     assert all(len(variants) == 1 for variants in by_text.values())

@@ -190,7 +190,7 @@ def test_two_clients_at_once_short_one_is_not_stuck_behind_long_one(
     server: ServerProcess, recognizer
 ) -> None:
     long_text = " ".join(
-        f"Item number {n} on the list is a sentence of moderate length." for n in range(1, 9)
+        f"Item number {n} on the list is a sentence of moderate length." for n in range(1, 6)
     )
 
     async def both() -> tuple[float, float, object, object]:

@@ -148,7 +148,7 @@ class Scheduler:
 
     async def _ensure_worker_or_fail(self, job: Job | None = None) -> bool:
         try:
-            await self._ensure_worker()
+            await self._ensure_worker(warm_up=job is None)
             return True
         except SynthesisError as err:
             _LOGGER.error("%s", err)
@@ -160,7 +160,7 @@ class Scheduler:
                 waiting.chunks.put_nowait(err)
             return False
 
-    async def _ensure_worker(self) -> None:
+    async def _ensure_worker(self, warm_up: bool = False) -> None:
         if self.worker_pid is not None:
             return
         free = available_mb()
@@ -176,6 +176,7 @@ class Scheduler:
             "-m",
             "wyoming_kokoro.worker",
             self._config.to_json(),
+            *(["--warm-up"] if warm_up else []),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             limit=1 << 24,

@@ -1,6 +1,6 @@
 """The worker process: loads the model, speaks one job at a time, exits on EOF.
 
-Started by the scheduler as `python -m wyoming_kokoro.worker CONFIG_JSON`. It talks
+Started by the scheduler as `python -m wyoming_kokoro.worker CONFIG_JSON [--warm-up]`. It talks
 Wyoming-framed events over stdin/stdout (the only thing written to stdout); logs
 go to stderr. The parent closes stdin when the worker has been idle long enough,
 and the process exits, so the OS gets all of its memory back.
@@ -58,8 +58,12 @@ def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
     return sys.stdin.buffer, proto_out
 
 
-def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """Load the engine, then answer jobs until stdin closes."""
+def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool) -> int:
+    """Load the engine, then answer jobs until stdin closes.
+
+    Warm-up only pays off when nobody is waiting (preload): a request that started
+    the worker would otherwise wait for an extra synthesis before its own.
+    """
     from .assets import AssetError, Assets  # imported here: these pull in numpy, onnxruntime
     from .engine import Engine, EngineOptions
     from .voices import VoiceError
@@ -82,7 +86,8 @@ def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO) -> int:
                 threads=config.threads, normalize=config.normalize, lexicon=config.lexicon
             ),
         )
-        engine.warm_up()
+        if warm_up:
+            engine.warm_up()
     except (AssetError, OSError, ValueError) as err:
         send(Event("fatal", {"text": str(err)}))
         return 1
@@ -118,7 +123,7 @@ def main() -> None:
     )
     stdin, stdout = _protocol_streams()
     try:
-        code = serve(config, stdin, stdout)
+        code = serve(config, stdin, stdout, warm_up="--warm-up" in sys.argv[2:])
     except (BrokenPipeError, KeyboardInterrupt):
         code = 0  # the server went away: nothing left to do
     sys.exit(code)
