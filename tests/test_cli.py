@@ -166,3 +166,12 @@ def test_download_offline_is_one_clear_error(tmp_path: Path) -> None:
     err = result.stderr.decode()
     assert "offline" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, recognizer) -> None:
+    (tmp_path / "lexicon.txt").write_text("# respellings\nzorp  garage door\n", encoding="utf-8")
+    out = tmp_path / "lexicon.wav"
+    result = say("The zorp is open.", "-o", str(out), "-q", "--data-dir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    audio, _ = soundfile.read(out, dtype="int16")
+    assert wer("the garage door is open", recognizer.transcribe(audio)) <= 0.25

@@ -31,8 +31,9 @@ class AssetError(RuntimeError):
 
 
 def default_data_dir() -> Path:
-    """Per-user data directory ($KOKORO_DATA_DIR, else XDG data home)."""
-    env = os.environ.get("KOKORO_DATA_DIR")
+    """Per-user data directory ($KOKORO_DATA_DIR's first entry, else XDG data home)."""
+    # The server reads KOKORO_DATA_DIR as its --data-dir list, separated like PATH.
+    env = os.environ.get("KOKORO_DATA_DIR", "").split(os.pathsep)[0]
     if env:
         return Path(env).expanduser()
     base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
