@@ -99,3 +99,28 @@ def test_lexicon_respelling_and_phonemes() -> None:
         == "<Ask home assistant> <about> kˈOkəɹO <now>"
     )
     assert "HA" not in " ".join(calls)
+
+
+def test_quick_start_cuts_only_a_long_first_batch_after_a_real_clause() -> None:
+    from wyoming_kokoro.engine import split_first_clause
+
+    short = "ðə dˈɔɹ ɪz ˈOpən."
+    assert split_first_clause(short) == [short]
+    long = "jˈɛs, " + "ðə kˈɪʧən lˈIts ɑɹ ˈɔn " * 3 + "ænd wˈɔɹm, " + "ðə dˈɔɹ ɪz ˈOpən " * 5
+    head, tail = split_first_clause(long)
+    assert head.endswith("wˈɔɹm,") and 30 <= len(head) <= 120  # not at the early "jˈɛs,"
+    assert f"{head} {tail}" == long.strip()
+    no_clause = "ðə dˈɔɹ ɪz ˈOpən " * 10
+    assert split_first_clause(no_clause) == [no_clause]
+
+
+def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
+    text = (
+        "Good morning, the temperature outside is ten degrees and the wind is calm, "
+        "so leave the heating off and open the kitchen window for a while."
+    )
+    spec = engine.voice("jm_kumo")
+    calls = list(engine.speak(text, spec, quick_start=True))
+    assert len(calls) == 2, [len(c) for c in calls]
+    heard = recognizer.transcribe(np.concatenate(calls))
+    assert wer(text, heard) <= 0.35, heard

@@ -73,6 +73,7 @@ class Utterance:
         self._stream = SentenceStream(self.lang)
         self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
         self._chars = 0
+        self._submitted = False
         self.sender: asyncio.Task[None] | None = None
 
     async def begin(self) -> None:
@@ -98,6 +99,7 @@ class Utterance:
         config = self._handler.config
         for piece in pieces:
             job = Job(self._handler.client_id, piece, self.voice, config.speed, self.lang)
+            job.first, self._submitted = not self._submitted, True
             self._jobs.put_nowait(self._handler.scheduler.submit(job))
 
     async def _send_audio(self) -> None:

@@ -39,6 +39,7 @@ class Job:
     voice: str
     speed: float
     lang: str | None
+    first: bool = False  # the first piece of an utterance: someone waits for it
     id: int = 0
     chunks: asyncio.Queue[bytes | object | SynthesisError] = field(default_factory=asyncio.Queue)
     cancelled: bool = False
@@ -198,7 +199,7 @@ class Scheduler:
     async def _speak(self, job: Job) -> None:
         assert self._process is not None and self._process.stdin is not None
         data = {"id": job.id, "text": job.text, "voice": job.voice, "speed": job.speed}
-        data["lang"] = job.lang
+        data.update(lang=job.lang, first=job.first)
         try:
             await async_write_event(Event("job", data), self._process.stdin)
             while (event := await self._read()) is not None:

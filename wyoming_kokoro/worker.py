@@ -5,7 +5,7 @@ Wyoming-framed events over stdin/stdout (the only thing written to stdout); logs
 go to stderr. The parent closes stdin when the worker has been idle long enough,
 and the process exits, so the OS gets all of its memory back.
 
-    parent → worker   job {id, text, voice, speed, lang}
+    parent → worker   job {id, text, voice, speed, lang, first}
     worker → parent   ready {voices} | fatal {text}
                       audio {id} + PCM payload (s16le, 24 kHz, mono), one per model call
                       done {id} | failed {id, text}

@@ -178,8 +178,8 @@ def _run(config: SayConfig) -> None:
             pieces, label="Speaking", file=sys.stderr if show_bar else _Null()
         ) as bar,
     ):
-        for piece in bar:
-            for pcm in engine.speak(piece, voice, config.speed, lang):
+        for index, piece in enumerate(bar):
+            for pcm in engine.speak(piece, voice, config.speed, lang, quick_start=index == 0):
                 sink.write(pcm)
 
 
