@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 
@@ -264,17 +265,30 @@ def test_memory_guard_refuses_to_start_a_worker() -> None:
         assert run(describe(srv.uri)).tts
 
 
-def test_corrupt_model_gives_a_clear_error_and_the_server_keeps_serving(tmp_path) -> None:
-    model = tmp_path / "kokoro-v1.0.int8.onnx"
-    with model.open("wb") as file:
-        file.truncate(92_361_271)  # right size, wrong bytes
-    with ServerProcess("--model", str(model)) as srv:
+def test_model_broken_between_bursts_gives_clear_errors_then_recovers(tmp_path) -> None:
+    from wyoming_kokoro.assets import prepare_model, resolve
+
+    good = prepare_model(resolve(None, None, []))
+    model = tmp_path / good.name
+    shutil.copyfile(good, model)
+    with ServerProcess("--model", str(model), "--idle-timeout", "1") as srv:
+        assert run(synthesize(srv.uri, SENTENCE)).errors == []
+        assert srv.wait_for(lambda: srv.workers() == [], timeout=20)  # burst over
+
+        with model.open("r+b") as file:  # corrupted: same size, other bytes
+            file.seek(4096)
+            file.write(b"\xff" * 4096)
         reply = run(synthesize(srv.uri, SENTENCE))
         assert reply.errors and "corrupt" in reply.errors[0]
-        assert run(describe(srv.uri)).tts
+        assert run(describe(srv.uri)).tts  # everybody else is still served
+
         model.unlink()
         missing = run(synthesize(srv.uri, SENTENCE))
         assert missing.errors and "cannot read" in missing.errors[0]
+
+        shutil.copyfile(good, model)  # the cause is gone: the next burst works
+        again = run(synthesize(srv.uri, SENTENCE))
+        assert again.errors == [] and len(again.audio) > 24000
 
 
 def test_sigterm_stops_server_and_worker() -> None:
