@@ -12,7 +12,7 @@ import contextlib
 import itertools
 import logging
 import sys
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -69,7 +69,9 @@ class Scheduler:
     def __init__(self, worker_config: WorkerConfig, options: SchedulerOptions) -> None:
         self._config = worker_config
         self._options = options
-        self._queues: OrderedDict[int, deque[Job]] = OrderedDict()
+        self._queues: dict[int, deque[Job]] = {}
+        self._served: dict[int, int] = {}  # client → tick of its last job
+        self._tick = 0
         self._wakeup = asyncio.Event()
         self._ids = itertools.count(1)
         self._process: asyncio.subprocess.Process | None = None
@@ -90,6 +92,7 @@ class Scheduler:
         """Forget a client's waiting jobs (it went away or its request failed)."""
         for job in self._queues.pop(client, ()):
             job.cancelled = True
+        self._served.pop(client, None)
 
     @property
     def worker_pid(self) -> int | None:
@@ -115,17 +118,27 @@ class Scheduler:
             job.chunks.put_nowait(SynthesisError("the server is shutting down"))
 
     def _next_job(self) -> Job | None:
-        """Round robin: the first client with work goes, then moves to the back."""
+        """The waiting client served least recently goes next.
+
+        A client that was never served (an announcement arriving while an article
+        is read) goes before one that was just served, whatever the queue order.
+        """
         for client in list(self._queues):
-            queue = self._queues.pop(client)
+            queue = self._queues[client]
             while queue and queue[0].cancelled:
                 queue.popleft()
-            if queue:
-                job = queue.popleft()
-                if queue:
-                    self._queues[client] = queue  # to the back of the line
-                return job
-        return None
+            if not queue:
+                del self._queues[client]
+        if not self._queues:
+            return None
+        client = min(self._queues, key=lambda c: self._served.get(c, 0))
+        self._tick += 1
+        self._served[client] = self._tick
+        queue = self._queues[client]
+        job = queue.popleft()
+        if not queue:
+            del self._queues[client]
+        return job
 
     async def _run(self, preload: bool) -> None:
         if preload:

@@ -14,8 +14,9 @@ import pysbd
 
 # Pieces shorter than this sound rushed and flat: speak them with a neighbour.
 MIN_PIECE_CHARS = 24
-# Longer sentences are cut at clauses so the first audio comes sooner.
-MAX_PIECE_CHARS = 320
+# Longer sentences are cut at clauses: the first audio comes sooner, and another
+# client waits at most one piece for its turn.
+MAX_PIECE_CHARS = 240
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)+")

@@ -1,0 +1,37 @@
+"""The order in which the worker speaks the jobs of several clients."""
+
+from __future__ import annotations
+
+from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.worker import WorkerConfig
+
+
+def _scheduler() -> Scheduler:
+    config = WorkerConfig("m", "v", ("jm_kumo",), "test", False, 1, True, {})
+    return Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
+
+
+def _job(client: int, text: str) -> Job:
+    return Job(client, text, "jm_kumo", 1.0, "en-us")
+
+
+def test_a_newcomer_goes_before_the_client_just_served() -> None:
+    scheduler = _scheduler()
+    for n in range(4):
+        scheduler.submit(_job(1, f"article {n}"))
+    assert scheduler._next_job().text == "article 0"  # in flight when the next one comes
+    scheduler.submit(_job(2, "announcement"))
+    order = [scheduler._next_job().text for _ in range(4)]
+    assert order == ["announcement", "article 1", "article 2", "article 3"]
+    assert scheduler._next_job() is None
+
+
+def test_clients_take_turns_and_cancelled_jobs_are_skipped() -> None:
+    scheduler = _scheduler()
+    for n in range(3):
+        scheduler.submit(_job(1, f"a{n}"))
+        scheduler.submit(_job(2, f"b{n}"))
+        scheduler.submit(_job(3, f"c{n}"))
+    scheduler.cancel(3)
+    order = [job.text for job in iter(scheduler._next_job, None)]
+    assert order == ["a0", "b0", "a1", "b1", "a2", "b2"]
