@@ -1,0 +1,83 @@
+"""The texts every benchmark speaks: plain English, the same for ours and the baselines."""
+
+from __future__ import annotations
+
+# ~60 characters: a typical Home Assistant confirmation.
+SHORT = "Okay, the front door is locked and the porch light is on."
+
+# One sentence that must not wait behind a long article (scenario 9).
+ANNOUNCEMENT = "The washing machine has finished, please empty it soon."
+
+# ~225 characters: about 13 seconds of speech in one kokoro-onnx call (scenario 3 baseline).
+PASSAGE_13S = (
+    "When you get home tonight, the heating will already be running, the hallway lights "
+    "will switch on as soon as the front door opens, and the robot vacuum will have "
+    "finished the kitchen and the living room before dinner."
+)
+
+# ~600 characters for the real-time factor comparison.
+ENGLISH_600 = (
+    "Good morning! It is a little cloudy outside right now, with a temperature of twelve "
+    "degrees, and the forecast says the sun should come out around noon. The living room "
+    "is at twenty-one degrees and the humidity is fine. Your first meeting starts at nine "
+    "thirty, so you have about an hour and a half. The dishwasher finished overnight and "
+    "can be emptied. I noticed that the garage door was left open, so I closed it for you. "
+    "The front door is locked, the alarm is off, and all windows are shut. Would you like "
+    "me to start the coffee machine and turn on the kitchen lights? Breakfast can wait a bit."
+)
+
+# ~1,500 characters: what an LLM-backed assistant answers to a broad question.
+ANSWER_1500 = (
+    "Here is a quick overview of your home this evening. Downstairs, the living room is "
+    "at 21.5 °C and the kitchen is slightly cooler at 19 °C. "
+    "Upstairs, the bedrooms are warming up because the heating schedule switched to "
+    "evening mode at 6 PM. The humidity in the bathroom is still high after the "
+    "shower, so the extractor fan will keep running for another 15 minutes.\n\n"
+    "As for energy, the solar panels produced about 14 kWh today, which "
+    "covered most of the washing machine and the dishwasher. The battery is at 80% "
+    "and should last through the night. Electricity is cheapest after 11 PM, so "
+    "I scheduled the electric car to start charging then, and it should be full by 6 "
+    "AM. Tonight's low is 4 °C, so the bedroom blinds will close at 9:30 PM to keep "
+    "the warmth in.\n\n"
+    "Security looks fine. All doors are locked, the garage is closed, and the cameras "
+    "have not seen anyone since the parcel was delivered at 3:15 PM. The "
+    "parcel is still on the porch, so you may want to bring it in before it gets dark. "
+    "The back garden sprinklers are set to run tomorrow at 5 AM, but rain is expected in "
+    "the afternoon, so I can skip that cycle if you like.\n\n"
+    "Finally, a few reminders. The water filter in the fridge should be replaced this "
+    "week, the smoke detector in the hallway reported a low battery, and the bin "
+    "collection is tomorrow morning. Would you like me to add these to your shopping "
+    "list, or turn off the lights downstairs when you go to bed? I will also dim the hallway "
+    "lights at ten, as usual."
+)
+
+# Short, varied sentences for the worker-growth run (scenario 8).
+SENTENCES = (
+    "The kitchen lights are now on.",
+    "It is twenty-two degrees in the living room.",
+    "I have set a timer for ten minutes.",
+    "The garage door is closed.",
+    "Your next appointment is tomorrow at nine in the morning.",
+    "The robot vacuum has started cleaning the hallway.",
+    "Good night, all the doors are locked.",
+    "The washing machine will finish in about forty minutes.",
+    "It will rain this afternoon, so take an umbrella.",
+    "The thermostat is set to nineteen degrees for the night.",
+)
+
+_ARTICLE_PARTS = (ENGLISH_600, ANSWER_1500, PASSAGE_13S)
+
+
+def long_text(chars: int) -> str:
+    """At least `chars` characters of prose, in paragraphs, cut at a sentence end."""
+    paragraphs: list[str] = []
+    total = 0
+    i = 0
+    while total < chars:
+        part = _ARTICLE_PARTS[i % len(_ARTICLE_PARTS)]
+        paragraphs.append(part)
+        total += len(part) + 2
+        i += 1
+    text = "\n\n".join(paragraphs)
+    end = text.find(". ", chars)
+    return text if end < 0 else text[: end + 1]
