@@ -8,7 +8,6 @@ import io
 import random
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -207,10 +206,8 @@ def test_unreachable(tmp_path: Path) -> None:
     with socket.socket() as sock:  # reserve a free port, then close it
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    start = time.monotonic()
     with pytest.raises(DownloadError, match=r"cannot reach .*are you offline\?"):
         download_file(f"http://127.0.0.1:{port}/{MODEL.name}", tmp_path / MODEL.name, MODEL)
-    assert time.monotonic() - start < 5
     assert not (tmp_path / MODEL.name).exists()
 
 
