@@ -91,7 +91,7 @@ async def serve(settings: Settings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     scheduler.start(preload=settings.preload)
-    server, port = await _listen(settings.uri, on_connect)
+    server, port = await _listen(settings.uri, on_connect, stop)
     discovery = None
     if settings.zeroconf_name and port is not None:
         discovery = await _advertise(settings, port)
@@ -116,7 +116,9 @@ async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tex
     await linger_close(reader, writer)
 
 
-async def _listen(uri: str, on_connect: Any) -> tuple[asyncio.AbstractServer | None, int | None]:
+async def _listen(
+    uri: str, on_connect: Any, stop: asyncio.Event
+) -> tuple[asyncio.AbstractServer | None, int | None]:
     parsed = urlparse(uri)
     if parsed.scheme == "tcp":
         if parsed.hostname is None or parsed.port is None:
@@ -144,7 +146,9 @@ async def _listen(uri: str, on_connect: Any) -> tuple[asyncio.AbstractServer | N
         )
         writer = asyncio.StreamWriter(transport, protocol, None, loop)
         _LOGGER.info("Ready on stdio://")
-        asyncio.create_task(on_connect(reader, writer))  # noqa: RUF006 - lives as long as stdio
+        # One client for the life of the process: when it hangs up, the server is done.
+        session = asyncio.create_task(on_connect(reader, writer))
+        session.add_done_callback(lambda _task: stop.set())
         return None, None
     raise ValueError(f"{uri}: use tcp://HOST:PORT, unix://PATH or stdio://")
 
