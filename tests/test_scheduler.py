@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from wyoming_kokoro.assets import Assets
 from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions
 from wyoming_kokoro.worker import WorkerConfig
 
 
 def _scheduler() -> Scheduler:
-    config = WorkerConfig("m", "v", ("jm_kumo",), "test", False, 1, True, {})
+    assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
+    config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+    assert WorkerConfig.from_json(config.to_json()) == config  # what the worker receives
     return Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
 
 

@@ -47,11 +47,7 @@ async def serve(settings: Settings) -> None:
     voice = settings.voice or default_voice(assets.voice_names)
     parse_voice(voice, assets.voice_names)  # a bad default is a start-up error
     worker_config = WorkerConfig(
-        model=str(assets.model),
-        voices=str(assets.voices),
-        voice_names=assets.voice_names,
-        source=assets.source,
-        embedded_model=assets.embedded_model,
+        assets=assets,
         threads=settings.effective_threads,
         normalize=settings.normalize,
         lexicon=load_lexicons(settings.data_dirs),

@@ -23,6 +23,8 @@ from typing import BinaryIO
 
 from wyoming.event import Event, read_event, write_event
 
+from .assets import Assets
+
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
 
@@ -30,23 +32,26 @@ _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 class WorkerConfig:
     """What a worker needs to know; passed as JSON on its command line."""
 
-    model: str
-    voices: str
-    voice_names: tuple[str, ...]
-    source: str
-    embedded_model: bool
+    assets: Assets
     threads: int
     normalize: bool
     lexicon: dict[str, str]
     debug: bool = False
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self))
+        return json.dumps(asdict(self), default=str)  # Paths as strings
 
     @staticmethod
     def from_json(text: str) -> WorkerConfig:
         data = json.loads(text)
-        data["voice_names"] = tuple(data["voice_names"])
+        found = data["assets"]
+        data["assets"] = Assets(
+            Path(found["model"]),
+            Path(found["voices"]),
+            tuple(found["voice_names"]),
+            found["source"],
+            found["embedded_model"],
+        )
         return WorkerConfig(**data)
 
 
@@ -64,7 +69,7 @@ def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool
     Warm-up only pays off when nobody is waiting (preload): a request that started
     the worker would otherwise wait for an extra synthesis before its own.
     """
-    from .assets import AssetError, Assets  # imported here: these pull in numpy, onnxruntime
+    from .assets import AssetError  # imported here: the engine pulls in numpy, onnxruntime
     from .engine import Engine, EngineOptions
     from .voices import VoiceError
 
@@ -72,16 +77,9 @@ def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool
         write_event(event, stdout)
         stdout.flush()
 
-    assets = Assets(
-        Path(config.model),
-        Path(config.voices),
-        config.voice_names,
-        config.source,
-        config.embedded_model,
-    )
     try:
         engine = Engine(
-            assets,
+            config.assets,
             EngineOptions(
                 threads=config.threads, normalize=config.normalize, lexicon=config.lexicon
             ),
