@@ -62,6 +62,9 @@ def test_event_reader_never_fails_in_an_unexpected_way(data: bytes) -> None:
 
 
 EMPTY_TEXTS = ["", "   ", "...", "🎉", "\x00\x07", "**", "```\ncode\n```"]
+# Chunks are joined into one text, so any sequence of them must say nothing too:
+# "..." + "```" is no code fence (a fence starts a line), and "code" would be spoken.
+EMPTY_CHUNKS = [*EMPTY_TEXTS[:-1], "\n```\ncode\n```\n"]
 
 _OPS = st.lists(
     st.one_of(
@@ -69,7 +72,7 @@ _OPS = st.lists(
         st.just(("ping",)),
         st.just(("start",)),
         st.just(("stop",)),
-        st.tuples(st.just("chunk"), st.sampled_from(EMPTY_TEXTS)),
+        st.tuples(st.just("chunk"), st.sampled_from(EMPTY_CHUNKS)),
         st.tuples(st.just("synthesize"), st.sampled_from(EMPTY_TEXTS)),
         st.just(("select-program",)),
     ),
@@ -230,3 +233,15 @@ def test_a_megabyte_of_text_is_refused_without_growing_the_server(server: Server
 
     assert run(send()) == ["error"]
     assert rss_mb(server.pid) < 150
+
+
+def test_the_fuzzers_silent_chunks_stay_silent_in_any_order() -> None:
+    # The state-machine test relies on this: no sequence of them becomes speech.
+    from itertools import product
+
+    from wyoming_kokoro.text import SentenceStream
+
+    for combo in product(EMPTY_CHUNKS, repeat=3):
+        stream = SentenceStream("en-us")
+        pieces = [p for chunk in combo for p in stream.feed(chunk)] + stream.finish()
+        assert pieces == [], combo

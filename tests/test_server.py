@@ -246,6 +246,10 @@ def test_killed_worker_fails_one_request_then_recovers(recognizer) -> None:
                 await client.write_event(Synthesize(text=text).event())
                 first = await asyncio.wait_for(client.read_event(), 30)
                 assert first is not None and first.type == "audio-start"
+                # Kill once audio flows, so a piece is surely in flight: a worker
+                # that dies between two jobs is simply replaced, and nothing is lost.
+                chunk = await asyncio.wait_for(client.read_event(), 60)
+                assert chunk is not None and chunk.type == "audio-chunk"
                 os.kill(worker, signal.SIGKILL)
                 return await collect(client, "audio-stop", 60)
 
