@@ -83,8 +83,12 @@ def children(pid: int) -> list[int]:
 class ServerProcess:
     """`python -m wyoming_kokoro` on 127.0.0.1, port 0, with its log captured."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
-        self.args = [sys.executable, "-m", "wyoming_kokoro", "--uri", "tcp://127.0.0.1:0", *args]
+    def __init__(
+        self, *args: str, env: dict[str, str] | None = None, wrapper: list[str] | None = None
+    ) -> None:
+        # wrapper: a command that execs the server in a changed world (e.g. read-only dirs)
+        server = [sys.executable, "-m", "wyoming_kokoro", "--uri", "tcp://127.0.0.1:0", *args]
+        self.args = [*(wrapper or []), *server]
         self.env = {**os.environ, **(env or {})}
         self.log: list[str] = []
         self.port = 0

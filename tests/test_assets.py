@@ -94,3 +94,19 @@ def test_embedded_model_is_assembled_once_and_verified(tmp_path: Path, monkeypat
         file.write(b"\x00" * 64)
     assert prepare_model(assets) == model
     check_file(model)
+
+
+def test_unwritable_cache_loads_the_embedded_model_from_memory(tmp_path: Path, monkeypatch) -> None:
+    import hashlib
+
+    from wyoming_kokoro.assets import CacheUnwritableError, model_file
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")  # unwritable even for root, unlike chmod
+    monkeypatch.setenv("KOKORO_CACHE_DIR", str(blocker / "cache"))
+    assets = resolve(None, None, [])
+    with pytest.raises(CacheUnwritableError, match=r"cannot write the model to .*a-file"):
+        prepare_model(assets)
+    with model_file(assets) as path:
+        assert hashlib.sha256(Path(path).read_bytes()).hexdigest() == MODEL_FILES["int8"].sha256
+    assert list(tmp_path.iterdir()) == [blocker]

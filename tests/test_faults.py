@@ -1,0 +1,52 @@
+"""Faults of the machine, not of the client: a read-only filesystem at boot."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ServerProcess, wer
+from wyoming_io import run, synthesize
+
+SENTENCE = "The garage door has been open for ten minutes."
+
+
+def _can_mount_privately() -> bool:
+    try:
+        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+def read_only(*dirs: Path) -> list[str]:
+    """A command prefix that runs the rest with `dirs` mounted read-only (EROFS)."""
+    mounts = " && ".join(
+        f"mount --bind {shlex.quote(str(d))} {shlex.quote(str(d))} && "
+        f"mount -o remount,bind,ro {shlex.quote(str(d))}"
+        for d in dirs
+    )
+    return ["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$@"', "sh"]
+
+
+@pytest.mark.skipif(not _can_mount_privately(), reason="needs user+mount namespaces")
+def test_read_only_data_and_cache_dirs_still_speak(tmp_path: Path, recognizer) -> None:
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    data.mkdir()
+    cache.mkdir()
+    args = ["--data-dir", str(data), "--download", "int8"]
+    # Nothing listens on port 9 here: the download fails at once, as offline.
+    args += ["--download-url", "http://127.0.0.1:9/", "--idle-timeout", "1"]
+    env = {"KOKORO_CACHE_DIR": str(cache)}
+    with ServerProcess(*args, env=env, wrapper=read_only(data, cache)) as srv:
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == []
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        log = "".join(srv.log)
+        assert "Download of the int8 model failed" in log
+        assert "loading the embedded model from memory" in log
+        assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
+        # A second burst works the same way: nothing was half-written.
+        assert run(synthesize(srv.uri, SENTENCE)).errors == []
+    assert list(data.iterdir()) == [] and list(cache.iterdir()) == []
