@@ -54,6 +54,12 @@ def test_non_streaming_sequence_speaks_the_text(server: ServerProcess, recognize
     assert (start["rate"], start["width"], start["channels"]) == (24000, 2, 1)
     assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
     assert len(server.workers()) == 1  # the burst's worker is running now
+    # The model, and numpy, live in the worker only: the server stays light.
+    with open(f"/proc/{server.pid}/maps") as maps:
+        libraries = maps.read()
+    assert "onnxruntime" not in libraries and "_multiarray_umath" not in libraries
+    with open(f"/proc/{server.workers()[0]}/maps") as maps:
+        assert "onnxruntime" in maps.read()  # the check above can see a loaded model
 
 
 def test_streaming_sequence_speaks_once_and_ends_with_stopped(

@@ -1,8 +1,15 @@
-"""PCM helpers shared by the engine, the worker and the CLI (numpy only)."""
+"""PCM format and helpers shared by the engine, the worker, the server and the CLI.
+
+numpy is imported inside the helpers: the server reads only the format constants
+and stays free of numpy (about 15 MB of resident memory).
+"""
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2  # bytes, s16le
@@ -15,6 +22,8 @@ _FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
 
 def to_pcm16(audio: np.ndarray) -> np.ndarray:
     """Float audio in [-1, 1] to int16 samples, with faded edges."""
+    import numpy as np
+
     audio = np.asarray(audio, dtype=np.float32).copy()
     n = min(_FADE_SAMPLES, len(audio) // 2)
     if n:
@@ -26,6 +35,8 @@ def to_pcm16(audio: np.ndarray) -> np.ndarray:
 
 def silence(seconds: float) -> np.ndarray:
     """int16 silence of the given length."""
+    import numpy as np
+
     return np.zeros(int(seconds * SAMPLE_RATE), dtype=np.int16)
 
 
