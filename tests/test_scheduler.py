@@ -40,3 +40,12 @@ def test_clients_take_turns_and_cancelled_jobs_are_skipped() -> None:
     scheduler.cancel(3)
     order = [job.text for job in iter(scheduler._next_job, None)]
     assert order == ["a0", "b0", "a1", "b1", "a2", "b2"]
+
+
+def test_newcomers_arriving_together_go_shortest_first() -> None:
+    scheduler = _scheduler()
+    scheduler.submit(_job(1, "A long answer about the weather for the whole week ahead."))
+    scheduler.submit(_job(2, "Door open."))
+    scheduler.submit(_job(3, "A medium reply, two clauses."))
+    order = [job.client for job in iter(scheduler._next_job, None)]
+    assert order == [2, 3, 1]

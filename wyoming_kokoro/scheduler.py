@@ -121,7 +121,8 @@ class Scheduler:
         """The waiting client served least recently goes next.
 
         A client that was never served (an announcement arriving while an article
-        is read) goes before one that was just served, whatever the queue order.
+        is read) goes before one that was just served, whatever the queue order;
+        between newcomers, the one with the shortest piece.
         """
         for client in list(self._queues):
             queue = self._queues[client]
@@ -131,7 +132,11 @@ class Scheduler:
                 del self._queues[client]
         if not self._queues:
             return None
-        client = min(self._queues, key=lambda c: self._served.get(c, 0))
+        # Among clients never served yet, the shortest piece goes first: an
+        # announcement arriving with three long answers waits for none of them.
+        client = min(
+            self._queues, key=lambda c: (self._served.get(c, 0), len(self._queues[c][0].text))
+        )
         self._tick += 1
         self._served[client] = self._tick
         queue = self._queues[client]

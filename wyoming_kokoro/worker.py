@@ -102,6 +102,7 @@ def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool
                 voice,
                 float(event.data.get("speed", 1.0)),
                 event.data.get("lang"),
+                quick_start=bool(event.data.get("first")),  # a listener waits for it
             ):
                 send(Event("audio", {"id": job_id}, payload=pcm.tobytes()))
             send(Event("done", {"id": job_id}))
