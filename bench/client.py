@@ -90,6 +90,9 @@ class Server:
 class Heard:
     """When things arrived, in seconds since the client started connecting."""
 
+    first_chunk: float | None = None  # streaming: the first synthesize-chunk went out
+    last_chunk: float | None = None
+    stop_sent: float | None = None  # streaming: synthesize-stop went out
     first_audio: float | None = None
     audio_stop: float | None = None
     end: float | None = None
@@ -111,9 +114,13 @@ async def request(
     streaming: bool,
     timeout: float = 900,
     started: asyncio.Event | None = None,
+    chunk_chars: int = 7,
+    chunk_every: float = 0.0,
 ) -> Heard:
     """One Home Assistant request: `synthesize`, or the streaming sequence.
 
+    Streaming sends `chunk_chars`-character chunks (LLM deltas cut mid-word), one
+    every `chunk_every` seconds, then the compat `synthesize` and `synthesize-stop`.
     Non-streaming reads until the first audio-stop, streaming until
     synthesize-stopped (what HA waits for). `started` is set at the first audio.
     """
@@ -121,32 +128,50 @@ async def request(
     begin = time.monotonic()
     voice = Voice(name=VOICE)
     until = "synthesize-stopped" if streaming else "audio-stop"
-    async with AsyncClient.from_uri(uri) as client:
+
+    async def send(client: AsyncClient) -> None:
         if streaming:
             await client.write_event(SynthesizeStart(voice=voice).event())
-            for i in range(0, len(text), 7):  # LLM deltas cut mid-word
-                await client.write_event(SynthesizeChunk(text=text[i : i + 7]).event())
+            for n, i in enumerate(range(0, len(text), chunk_chars)):
+                if heard.first_chunk is not None and chunk_every:
+                    # Paced on the first chunk's clock, so write time does not add up.
+                    due = heard.first_chunk + n * chunk_every
+                    await asyncio.sleep(max(0.0, due - (time.monotonic() - begin)))
+                heard.last_chunk = time.monotonic() - begin
+                if heard.first_chunk is None:
+                    heard.first_chunk = heard.last_chunk
+                await client.write_event(SynthesizeChunk(text=text[i : i + chunk_chars]).event())
         await client.write_event(Synthesize(text=text, voice=voice).event())
         if streaming:
+            heard.stop_sent = time.monotonic() - begin
             await client.write_event(SynthesizeStop().event())
+
+    async with AsyncClient.from_uri(uri) as client:
+        # Read while still sending: audio that comes between paced chunks is timed
+        # when it arrives, not when the last chunk has gone.
+        sender = asyncio.create_task(send(client))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
-        while True:
-            event = await asyncio.wait_for(client.read_event(), deadline - loop.time())
-            now = time.monotonic() - begin
-            if event is None:
-                break
-            heard.types.append(event.type)
-            if AudioChunk.is_type(event.type):
-                heard.audio_bytes += len(AudioChunk.from_event(event).audio)
-                if heard.first_audio is None:
-                    heard.first_audio = now
-                    if started is not None:
-                        started.set()
-            elif event.type == "audio-stop" and heard.audio_stop is None:
-                heard.audio_stop = now
-            if event.type in (until, "error"):
-                break
+        try:
+            while True:
+                event = await asyncio.wait_for(client.read_event(), deadline - loop.time())
+                now = time.monotonic() - begin
+                if event is None:
+                    break
+                heard.types.append(event.type)
+                if AudioChunk.is_type(event.type):
+                    heard.audio_bytes += len(AudioChunk.from_event(event).audio)
+                    if heard.first_audio is None:
+                        heard.first_audio = now
+                        if started is not None:
+                            started.set()
+                elif event.type == "audio-stop" and heard.audio_stop is None:
+                    heard.audio_stop = now
+                if event.type in (until, "error"):
+                    break
+        finally:
+            sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
     heard.end = time.monotonic() - begin
     return heard
 
@@ -167,3 +192,9 @@ def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return ordered[rank - 1]
+
+
+def latencies(values: list[float]) -> dict[str, float]:
+    """Count, p50, p99 and max in milliseconds of latencies given in seconds."""
+    ms = [v * 1000 for v in values]
+    return {"n": len(ms), "p50": percentile(ms, 50), "p99": percentile(ms, 99), "max": max(ms)}

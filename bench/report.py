@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fmt import Record, goal, mb, num, ratio, sec, speech, table
+from report_load import load_sections
 from report_server import server_sections
 
 
@@ -119,6 +120,7 @@ def render(machine: Record, records: dict[str, Record]) -> str:
         *_core(records),
         "### B. Server over Wyoming (real server, real `wyoming` client, 127.0.0.1)\n",
         *server_sections(records),
+        *load_sections(records),
         "### Conditions\n",
         table(
             [

@@ -37,6 +37,9 @@ ORDER = (
     "server_memory",
     "worker_growth",
     "concurrent",
+    "sequence4",
+    "clients4",
+    "llm_stream",
 )
 POLL_S = 0.05
 Record = dict[str, Any]
@@ -46,9 +49,11 @@ Sample = tuple[float, dict[str, float]]
 def run_in_process(name: str, quick: bool) -> None:
     """Child side: run one scenario and print its result as one JSON line."""
     import scenarios_core
+    import scenarios_load
     import scenarios_server
 
-    scenario = {**scenarios_core.SCENARIOS, **scenarios_server.SCENARIOS}[name]
+    every = {**scenarios_core.SCENARIOS, **scenarios_server.SCENARIOS, **scenarios_load.SCENARIOS}
+    scenario = every[name]
     print("RESULT " + json.dumps(scenario(quick)), flush=True)
 
 

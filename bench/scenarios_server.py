@@ -9,18 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 import texts
-from client import Heard, Server, describe, percentile, request
+from client import Heard, Server, describe, latencies, request
 from procs import mark
 
 from wyoming_kokoro.memory import rss_mb
 
 Result = dict[str, Any]
 KEEP = ("--idle-timeout", "600")  # the worker stays loaded for the whole scenario
-
-
-def _latencies(values: list[float]) -> Result:
-    ms = [v * 1000 for v in values]
-    return {"n": len(ms), "p50": percentile(ms, 50), "p99": percentile(ms, 99), "max": max(ms)}
 
 
 def server_describe(quick: bool) -> Result:
@@ -45,13 +40,14 @@ def server_describe(quick: bool) -> Result:
         busy_values, still_speaking = asyncio.run(busy(server.uri))
     return {
         "first_ms": first * 1000,
-        "idle": _latencies(idle_values),
-        "busy": _latencies(busy_values),
+        "idle": latencies(idle_values),
+        "busy": latencies(busy_values),
         "busy_whole_time": still_speaking,
     }
 
 
-def _summary(runs: list[Heard]) -> Result:
+def summary(runs: list[Heard]) -> Result:
+    """Medians of first audio and end over repeated requests for one text."""
     return {
         "first_audio": statistics.median(h.first_audio or float("nan") for h in runs),
         "end": statistics.median(h.end or float("nan") for h in runs),
@@ -72,14 +68,14 @@ def server_ttfa(quick: bool) -> Result:
     for label, text, streaming in cases:
         key = f"{label}_{'stream' if streaming else 'synth'}"
         with Server(*KEEP) as server:
-            result[f"cold_{key}"] = _summary([asyncio.run(request(server.uri, text, streaming))])
+            result[f"cold_{key}"] = summary([asyncio.run(request(server.uri, text, streaming))])
     with Server(*KEEP) as server:
         asyncio.run(request(server.uri, texts.SHORT, False))  # load the worker
         for label, text, streaming in cases:
             key = f"{label}_{'stream' if streaming else 'synth'}"
             reps = 1 if quick else (3 if label == "short" else 2)
             runs = [asyncio.run(request(server.uri, text, streaming)) for _ in range(reps)]
-            result[f"warm_{key}"] = _summary(runs)
+            result[f"warm_{key}"] = summary(runs)
     return result
 
 

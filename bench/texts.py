@@ -65,6 +65,37 @@ SENTENCES = (
     "The thermostat is set to nineteen degrees for the night.",
 )
 
+# Four typical Home Assistant announcements, spoken one after another (B10).
+ANNOUNCEMENTS = (
+    SHORT,
+    ANNOUNCEMENT,
+    "Your next appointment is tomorrow at nine in the morning.",
+    "It will rain this afternoon, so take an umbrella.",
+)
+
+# Four different short and medium requests arriving at once (B11).
+CLIENT_TEXTS = (
+    "The kitchen lights are now on, and the oven is preheating to two hundred degrees.",
+    ANNOUNCEMENT,
+    "Good evening. The living room is at twenty-one degrees, the humidity is fine, and all "
+    "windows are shut. The robot vacuum finished the hallway an hour ago.",
+    PASSAGE_13S,
+)
+
+# ~600 characters as an LLM answers, with the markdown it likes (B12).
+LLM_ANSWER = (
+    "Sure! Here is a quick summary of tonight.\n\n"
+    "**Weather:** it stays dry until about 9 PM, then light rain moves in from the west, "
+    "with a low of 6 degrees.\n\n"
+    "- The living room is at 21 degrees, and the heating switches to night mode at 10:30.\n"
+    "- The dishwasher has about **25 minutes** left.\n"
+    "- The back door is *unlocked*, so you may want to lock it before bed.\n"
+    "- The garage is closed, and the alarm will arm itself at midnight.\n\n"
+    "I can also turn off the downstairs lights when you go upstairs, or set the bedroom to "
+    "18 degrees for the night. Just tell me what you would like, and I will take care of it "
+    "right away."
+)
+
 _ARTICLE_PARTS = (ENGLISH_600, ANSWER_1500, PASSAGE_13S)
 
 
