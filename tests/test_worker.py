@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 from conftest import wer
@@ -18,19 +20,27 @@ LONG = (
 )
 
 
-@pytest.fixture(scope="module")
-def worker():
-    config = WorkerConfig(resolve(None, None, []), threads=2, normalize=True, lexicon={})
+@contextlib.contextmanager
+def running_worker(**options) -> Iterator[subprocess.Popen]:
+    config = WorkerConfig(resolve(None, None, []), threads=2, normalize=True, lexicon={}, **options)
     proc = subprocess.Popen(
         [sys.executable, "-m", "wyoming_kokoro.worker", config.to_json()],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
-    ready = read_event(proc.stdout)
-    assert ready is not None and ready.type == "ready", ready
-    yield proc
-    proc.stdin.close()  # EOF: the worker leaves on its own
-    assert proc.wait(timeout=30) == 0
+    try:
+        ready = read_event(proc.stdout)
+        assert ready is not None and ready.type == "ready", ready
+        yield proc
+    finally:
+        proc.stdin.close()  # EOF: the worker leaves on its own
+        assert proc.wait(timeout=30) == 0
+
+
+@pytest.fixture(scope="module")
+def worker():
+    with running_worker() as proc:
+        yield proc
 
 
 def _speak(proc: subprocess.Popen, job_id: int, text: str, first: bool) -> list[bytes]:
@@ -45,15 +55,23 @@ def _speak(proc: subprocess.Popen, job_id: int, text: str, first: bool) -> list[
     return calls
 
 
-def test_the_first_piece_speaks_its_first_clause_alone(worker, recognizer) -> None:
+def test_the_first_piece_speaks_its_first_clause_alone(recognizer) -> None:
     # Audio comes per model call: a listener waiting for the first piece gets
     # its first clause after one short call instead of the whole sentence.
-    quick = _speak(worker, 1, LONG, first=True)
-    whole = _speak(worker, 2, LONG, first=False)
+    with running_worker(max_call_tokens=250) as worker:
+        quick = _speak(worker, 1, LONG, first=True)
+        whole = _speak(worker, 2, LONG, first=False)
     assert len(quick) == 2 and len(whole) == 1
     assert len(quick[0]) < len(quick[1])
     for calls in (quick, whole):
         assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
+
+
+def test_long_sentences_are_spoken_in_short_calls_by_default(worker, recognizer) -> None:
+    # The default keeps each call near 120 tokens, which bounds the worker's memory.
+    calls = _speak(worker, 5, LONG, first=False)
+    assert len(calls) == 2
+    assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
 
 
 def test_a_bad_job_fails_alone_and_the_worker_goes_on(worker) -> None:

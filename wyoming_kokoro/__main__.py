@@ -15,7 +15,7 @@ from . import __version__
 from .assets import AssetError, default_data_dir
 from .modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 from .server import serve
-from .settings import DEFAULT_URI, Settings
+from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, DEFAULT_URI, Settings
 from .voices import VoiceError
 
 _LOGGER = logging.getLogger("wyoming_kokoro")
@@ -46,6 +46,7 @@ def _settings_from(params: dict[str, Any]) -> Settings:
         connection_timeout=params["connection_timeout"],
         max_connections=params["max_connections"],
         normalize=not params["no_normalize"],
+        max_call_tokens=params["max_call_tokens"],
         debug=params["debug"],
     )
 
@@ -112,6 +113,13 @@ def _settings_from(params: dict[str, Any]) -> Settings:
     help="Refuse further connections beyond this many at once.",
 )
 @click.option("--no-normalize", is_flag=True, help="Do not rewrite numbers and symbols.")
+@click.option(
+    "--max-call-tokens",
+    type=click.IntRange(*CALL_TOKENS_RANGE),
+    default=DEFAULT_CALL_TOKENS,
+    show_default=True,
+    help="Longest model call; higher cuts long clauses less but needs more memory.",
+)
 @click.option("--debug", is_flag=True, help="Log in detail.")
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:

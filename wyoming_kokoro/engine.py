@@ -18,13 +18,11 @@ from .assets import AssetError, Assets, check_file, model_file
 from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer
 from .normalize import normalize
-from .settings import default_threads
+from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, default_threads
 from .voices import VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
 
-# Tokens per model call: the voices sound best around 100-250 (REFERENCE §4).
-MAX_CALL_TOKENS = 250
 # A first call longer than this is cut at its first clause (see split_first_clause).
 QUICK_START_TOKENS = 120
 _FIRST_CLAUSE = re.compile(r"[,;:!?.—…]\s")
@@ -38,6 +36,12 @@ class EngineOptions:
     normalize: bool = True
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True
+    max_call_tokens: int = DEFAULT_CALL_TOKENS
+
+    def __post_init__(self) -> None:
+        low, high = CALL_TOKENS_RANGE
+        if not low <= self.max_call_tokens <= high:
+            raise ValueError(f"max call tokens must be {low}-{high}, got {self.max_call_tokens}")
 
 
 def split_first_clause(phonemes: str) -> list[str]:
@@ -135,7 +139,7 @@ class Engine:
         lang = lang or g2p_language(voice, piece)
         phonemes = self.phonemes(piece, lang)
         style = self._style(voice)
-        batches = split_phonemes(phonemes, MAX_CALL_TOKENS)
+        batches = split_phonemes(phonemes, self.options.max_call_tokens)
         if quick_start and batches:
             batches[:1] = split_first_clause(batches[0])
         for batch in batches:

@@ -54,6 +54,7 @@ async def serve(settings: Settings) -> None:
         threads=settings.effective_threads,
         normalize=settings.normalize,
         lexicon=load_lexicons(settings.data_dirs),
+        max_call_tokens=settings.max_call_tokens,
         debug=settings.debug,
     )
     scheduler = Scheduler(

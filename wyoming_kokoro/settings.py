@@ -8,6 +8,13 @@ from pathlib import Path
 
 DEFAULT_URI = "tcp://0.0.0.0:10200"
 
+# Tokens per model call. The voices sound right from about 100 to 250 tokens
+# (REFERENCE §4), but the worker's peak memory follows its longest call, because
+# onnxruntime's arena keeps its high-water mark: about 400 MB at 120 tokens and
+# 550 MB at 250. Longer calls cut a long clause between two words less often.
+DEFAULT_CALL_TOKENS = 120
+CALL_TOKENS_RANGE = (50, 500)  # the model's context is 510 phonemes
+
 
 def default_threads() -> int:
     """onnxruntime scales with physical cores; small boxes have 2-4."""
@@ -38,6 +45,7 @@ class Settings:
     connection_timeout: float = 600.0
     max_connections: int = 64
     normalize: bool = True
+    max_call_tokens: int = DEFAULT_CALL_TOKENS
     debug: bool = False
 
     @property

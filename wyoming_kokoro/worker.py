@@ -24,6 +24,7 @@ from typing import BinaryIO
 from wyoming.event import Event, read_event, write_event
 
 from .assets import Assets
+from .settings import DEFAULT_CALL_TOKENS
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
@@ -36,6 +37,7 @@ class WorkerConfig:
     threads: int
     normalize: bool
     lexicon: dict[str, str]
+    max_call_tokens: int = DEFAULT_CALL_TOKENS
     debug: bool = False
 
     def to_json(self) -> str:
@@ -81,7 +83,10 @@ def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool
         engine = Engine(
             config.assets,
             EngineOptions(
-                threads=config.threads, normalize=config.normalize, lexicon=config.lexicon
+                threads=config.threads,
+                normalize=config.normalize,
+                lexicon=config.lexicon,
+                max_call_tokens=config.max_call_tokens,
             ),
         )
         if warm_up:

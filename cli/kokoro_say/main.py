@@ -14,6 +14,7 @@ from wyoming_kokoro import __version__
 from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.g2p import load_lexicons
 from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
+from wyoming_kokoro.settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS
 from wyoming_kokoro.voices import CATALOG, VoiceError, default_voice, describe_voice, parse_voice
 
 from .output import AudioSink, available_formats, format_for
@@ -69,6 +70,13 @@ def _list_voices(installed: tuple[str, ...]) -> None:
 )
 @click.option("--threads", type=click.IntRange(1, 64), help="onnxruntime threads.")
 @click.option("--no-normalize", is_flag=True, help="Read numbers and symbols as espeak does.")
+@click.option(
+    "--max-call-tokens",
+    type=click.IntRange(*CALL_TOKENS_RANGE),
+    default=DEFAULT_CALL_TOKENS,
+    show_default=True,
+    help="Longest model call; higher cuts long clauses less but needs more memory.",
+)
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
 @click.option(
     "--download",
@@ -111,6 +119,7 @@ class SayConfig:
     data_dir: tuple[Path, ...]
     threads: int | None
     no_normalize: bool
+    max_call_tokens: int
     list_voices: bool
     download: str | None
     download_url: str
@@ -166,7 +175,9 @@ def _run(config: SayConfig) -> None:
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
     options = EngineOptions(
-        normalize=not config.no_normalize, lexicon=load_lexicons(config.data_dirs)
+        normalize=not config.no_normalize,
+        lexicon=load_lexicons(config.data_dirs),
+        max_call_tokens=config.max_call_tokens,
     )
     if config.threads:
         options.threads = config.threads
