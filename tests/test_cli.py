@@ -90,6 +90,7 @@ def test_list_voices_shows_catalog_and_installed(tmp_path: Path) -> None:
             "model file not found",
         ),
         (["hello", "-o", "{tmp}/x.wav", "--speed", "3"], None, "speed"),
+        (["hello", "-o", "{tmp}/x.wav", "--max-call-tokens", "20"], None, "max-call-tokens"),
         (["hello", "-o", "{tmp}/x.wav", "--lang", "tlh"], None, "unsupported language"),
         (["hello"], None, "no output"),
     ],

@@ -14,8 +14,9 @@ import click
 from . import __version__
 from .assets import AssetError, default_data_dir
 from .modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
+from .options import max_call_tokens_option
 from .server import serve
-from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, DEFAULT_URI, Settings
+from .settings import DEFAULT_URI, Settings
 from .voices import VoiceError
 
 _LOGGER = logging.getLogger("wyoming_kokoro")
@@ -113,13 +114,7 @@ def _settings_from(params: dict[str, Any]) -> Settings:
     help="Refuse further connections beyond this many at once.",
 )
 @click.option("--no-normalize", is_flag=True, help="Do not rewrite numbers and symbols.")
-@click.option(
-    "--max-call-tokens",
-    type=click.IntRange(*CALL_TOKENS_RANGE),
-    default=DEFAULT_CALL_TOKENS,
-    show_default=True,
-    help="Longest model call; higher cuts long clauses less but needs more memory.",
-)
+@max_call_tokens_option
 @click.option("--debug", is_flag=True, help="Log in detail.")
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:

@@ -14,7 +14,7 @@ from wyoming_kokoro import __version__
 from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.g2p import load_lexicons
 from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
-from wyoming_kokoro.settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS
+from wyoming_kokoro.options import max_call_tokens_option
 from wyoming_kokoro.voices import CATALOG, VoiceError, default_voice, describe_voice, parse_voice
 
 from .output import AudioSink, available_formats, format_for
@@ -70,13 +70,7 @@ def _list_voices(installed: tuple[str, ...]) -> None:
 )
 @click.option("--threads", type=click.IntRange(1, 64), help="onnxruntime threads.")
 @click.option("--no-normalize", is_flag=True, help="Read numbers and symbols as espeak does.")
-@click.option(
-    "--max-call-tokens",
-    type=click.IntRange(*CALL_TOKENS_RANGE),
-    default=DEFAULT_CALL_TOKENS,
-    show_default=True,
-    help="Longest model call; higher cuts long clauses less but needs more memory.",
-)
+@max_call_tokens_option
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
 @click.option(
     "--download",
