@@ -160,6 +160,7 @@ def test_expected_option_types(config: dict[str, Any]) -> None:
         "model": "list(embedded|int8|fp16|fp32)",
         "threads": "int(0,16)",
         "idle_timeout": "int(0,86400)",
+        "max_call_tokens": "int(50,500)",
         "streaming": "bool",
         "debug_logging": "bool",
     }
@@ -374,6 +375,7 @@ DEFAULTS: dict[str, Any] = {
     "model": "embedded",
     "threads": 0,
     "idle_timeout": 300,
+    "max_call_tokens": 120,
     "streaming": True,
     "debug_logging": False,
 }
@@ -424,9 +426,12 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
     return launched["args"]
 
 
+SPEAKING = ["--speed", "1.0", "--idle-timeout", "300", "--max-call-tokens", "120"]
+
+
 def test_defaults_use_the_embedded_model(tmp_path: Path) -> None:
     # No --voice: the server picks the best installed voice itself.
-    assert server_args(tmp_path) == [*URI, *SHARE, "--speed", "1.0", "--idle-timeout", "300"]
+    assert server_args(tmp_path) == [*URI, *SHARE, *SPEAKING]
 
 
 @pytest.mark.parametrize("voice", [None, "", "  "])
@@ -444,7 +449,7 @@ def test_download_variant_downloads_into_data(tmp_path: Path) -> None:
         *URI,
         *["--download", "fp16", "--data-dir", "/data"],
         *SHARE,
-        *["--voice", "af_heart", "--speed", "1.0", "--idle-timeout", "300"],
+        *["--voice", "af_heart", *SPEAKING],
     ]
 
 
@@ -466,12 +471,14 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         debug_logging=True,
         speed=0.8,
         idle_timeout=0,
+        max_call_tokens=250,
         voice="jm_kumo",
     )
     assert args == [
         *URI,
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--idle-timeout", "0"],
+        *["--max-call-tokens", "250"],
         *["--threads", "4", "--no-streaming", "--debug"],
     ]
 
@@ -502,6 +509,9 @@ def test_a_read_only_share_is_not_fatal(tmp_path: Path) -> None:
         ({"threads": 17}, "Option 'threads' must be a whole number from 0 (automatic) to 16"),
         ({"idle_timeout": -1}, "Option 'idle_timeout' must be whole seconds from 0 to 86400"),
         ({"idle_timeout": 1.5}, "Option 'idle_timeout' must be whole seconds from 0 to 86400"),
+        ({"max_call_tokens": 49}, "Option 'max_call_tokens' must be a whole number from 50 to 500"),
+        ({"max_call_tokens": 501}, "Option 'max_call_tokens' must be a whole number from 50"),
+        ({"max_call_tokens": "x"}, "Option 'max_call_tokens' must be a whole number from 50"),
     ],
 )
 def test_bad_values_are_rejected(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
@@ -700,6 +710,7 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
         speed=1.2,
         threads=2,
         idle_timeout=60,
+        max_call_tokens=200,
         streaming=False,
         debug_logging=True,
     )
