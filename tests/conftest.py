@@ -71,6 +71,14 @@ def engine():
     return loaded
 
 
+def can_mount_privately() -> bool:
+    """Can tests mount (tmpfs, read-only binds) in a user+mount namespace of their own?"""
+    try:
+        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
 def children(pid: int) -> list[int]:
     """Direct child processes of pid (the server's worker)."""
     try:

@@ -6,7 +6,10 @@ import errno
 import hashlib
 import io
 import random
+import shlex
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from conftest import can_mount_privately
 
 from wyoming_kokoro import download
 from wyoming_kokoro.download import (
@@ -287,3 +291,46 @@ def test_console_progress() -> None:
     quiet = io.StringIO()  # not a terminal: stays silent unless forced
     ConsoleProgress(stream=quiet)("model.onnx", 1, 2)
     assert quiet.getvalue() == ""
+
+
+_FILL_THEN_GROW = """
+import subprocess, sys
+from pathlib import Path
+from wyoming_kokoro.download import DownloadError, download_file
+from wyoming_kokoro.modelfiles import KnownFile
+
+url, dest, name, size, sha = sys.argv[1:]
+known = KnownFile(name, int(size), sha)
+try:
+    download_file(url, Path(dest) / name, known)
+    print("first: done")
+except DownloadError as err:
+    print("first:", err)
+subprocess.run(["mount", "-o", "remount,size=1m", dest], check=True)  # space freed
+download_file(url, Path(dest) / name, known)
+print("second: done")
+"""
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_disk_full_on_a_real_small_filesystem_then_done_once_space_is_freed(
+    server: ServerState, tmp_path: Path
+) -> None:
+    # A 100 kB tmpfs in a private mount namespace: the 200 kB model cannot fit.
+    dest = tmp_path / "small"
+    dest.mkdir()
+    mount = f'mount -t tmpfs -o size=100k tmpfs {shlex.quote(str(dest))} && exec "$@"'
+    args = [server.url_for(MODEL), str(dest), MODEL.name, str(MODEL.size), MODEL.sha256]
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount, "sh", sys.executable, "-c", _FILL_THEN_GROW, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()
+    assert first.startswith("first: ") and "disk full" in first, first
+    assert second == "second: done"
+    # The part that fitted was kept: the second request resumed after it.
+    [resumed] = server.ranges
+    assert int(resumed.removeprefix("bytes=").rstrip("-")) > 0, server.requests

@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import shlex
-import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ServerProcess, wer
+from conftest import ServerProcess, can_mount_privately, wer
 from wyoming_io import run, synthesize
 
 SENTENCE = "The garage door has been open for ten minutes."
-
-
-def _can_mount_privately() -> bool:
-    try:
-        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
-    except OSError:
-        return False
 
 
 def read_only(*dirs: Path) -> list[str]:
@@ -30,7 +22,7 @@ def read_only(*dirs: Path) -> list[str]:
     return ["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$@"', "sh"]
 
 
-@pytest.mark.skipif(not _can_mount_privately(), reason="needs user+mount namespaces")
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
 def test_read_only_data_and_cache_dirs_still_speak(tmp_path: Path, recognizer) -> None:
     data, cache = tmp_path / "data", tmp_path / "cache"
     data.mkdir()
