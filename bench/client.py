@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import re
-import signal
-import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from procs import children
+# One way to start and stop a real server, shared with the tests.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from server_process import ServerProcess
 from wyoming.audio import AudioChunk
 from wyoming.client import AsyncClient
 from wyoming.info import Describe
@@ -20,70 +18,16 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from wyoming.tts import SynthesizeVoice as Voice
 
 VOICE = "jm_kumo"
-_READY = re.compile(r"Ready on tcp://127\.0\.0\.1:(\d+)")
 
 
-class Server:
-    """`python -m wyoming_kokoro` on 127.0.0.1 with a free port; stops on exit."""
+class Server(ServerProcess):
+    """The tests' server process, with the question the benchmarks ask of it."""
 
-    def __init__(self, *args: str) -> None:
-        self.args = [sys.executable, "-m", "wyoming_kokoro", "--uri", "tcp://127.0.0.1:0", *args]
-        self.log: list[str] = []
-        self.port = 0
-        self._ready = threading.Event()
-        self.proc: subprocess.Popen[str] | None = None
-
-    def __enter__(self) -> Server:
-        self.proc = subprocess.Popen(
-            self.args, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        threading.Thread(target=self._pump, daemon=True).start()
-        if not self._ready.wait(60):
-            self.stop()
-            raise RuntimeError("server did not start:\n" + "".join(self.log[-20:]))
-        return self
-
-    def _pump(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.log.append(line)
-            if match := _READY.search(line):
-                self.port = int(match.group(1))
-                self._ready.set()
-
-    @property
-    def uri(self) -> str:
-        return f"tcp://127.0.0.1:{self.port}"
-
-    @property
-    def pid(self) -> int:
-        assert self.proc is not None
-        return self.proc.pid
+    start_timeout = 60.0  # a loaded machine may be slow to import
 
     def worker(self) -> int | None:
-        found = children(self.pid)
+        found = self.workers()
         return found[0] if found else None
-
-    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.05)
-        return False
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @dataclass

@@ -90,7 +90,7 @@ def server_memory(quick: bool) -> Result:
         loaded = {"server": rss_mb(server.pid), "worker": rss_mb(worker) if worker else None}
         mark("loaded")
         began = time.monotonic()
-        gone = server.wait_until(lambda: server.worker() is None, 60)
+        gone = server.wait_for(lambda: server.worker() is None, 60)
         unload_s = time.monotonic() - began
         time.sleep(0.5)
         after = rss_mb(server.pid)
