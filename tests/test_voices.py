@@ -76,7 +76,10 @@ def test_default_voice_prefers_af_heart_then_jm_kumo() -> None:
 
 def test_language_follows_the_voice_unless_overridden() -> None:
     assert g2p_language(parse_voice("ff_siwis", INSTALLED)) == "fr-fr"
-    assert g2p_language(parse_voice("jm_kumo", INSTALLED)) == "en-us"  # no offline ja G2P
+    # Japanese voices speak Japanese; their G2P reads text without kana as English.
+    assert g2p_language(parse_voice("jm_kumo", INSTALLED)) == "ja"
+    assert g2p_language(parse_voice("af_sky", INSTALLED), override="ja_JP") == "ja"
+    assert g2p_language(parse_voice("jm_kumo", INSTALLED), override="zh-CN") == "zh"
     assert g2p_language(parse_voice("af_sky", INSTALLED), override="en_GB") == "en-gb"
     assert g2p_language(parse_voice("af_sky", INSTALLED), override="pt") == "pt-br"
     with pytest.raises(VoiceError, match="unsupported language"):
@@ -86,5 +89,6 @@ def test_language_follows_the_voice_unless_overridden() -> None:
 def test_voices_are_offered_where_they_can_speak() -> None:
     assert spoken_locales("af_heart") == ["en_US"]
     assert spoken_locales("bf_emma") == ["en_GB"]
-    assert spoken_locales("jm_kumo") == ["en_US", "en_GB"]
-    assert spoken_locales("zf_xiaobei") == ["en_US", "en_GB"]
+    # Japanese and Chinese voices: their own language first, English as well.
+    assert spoken_locales("jm_kumo") == ["ja_JP", "en_US", "en_GB"]
+    assert spoken_locales("zf_xiaobei") == ["zh_CN", "en_US", "en_GB"]

@@ -42,9 +42,10 @@ def silence(seconds: float) -> np.ndarray:
 
 def pause_after(text: str) -> float:
     """Seconds of silence after a piece, by how the piece ends."""
-    mark = text.rstrip().rstrip("'\")]")[-1:]
-    if mark in ".!?…。！？":
+    # Closing quotes and brackets: misaki writes Japanese 「」 as “” in phonemes.
+    mark = text.rstrip().rstrip("'\")]”’»」』）")[-1:]
+    if mark and mark in ".!?…。！？":
         return 0.25
-    if mark in ",;:—–":
+    if mark and mark in ",;:—–、，；：":
         return 0.1
     return 0.0  # cut between two words of a clause: any pause is heard as a stumble

