@@ -128,7 +128,8 @@ class JapaneseG2P:
         last = 0
         for match in _LATIN_RUN.finditer(text):
             words = re.split(r"[ .]", match.group())
-            if all(self._is_japanese_word(w) for w in words if w):
+            unit = match.start() > 0 and text[match.start() - 1].isdigit()  # 100km, 60Hz
+            if unit or all(self._is_japanese_word(w) for w in words if w):
                 continue
             runs.append((False, text[last : match.start()]))
             runs.append((True, match.group()))
@@ -141,4 +142,6 @@ class JapaneseG2P:
         for english, part in self._runs(text):
             out.append(self._english(part) if english else self._romanize(part))
         phonemes = " ".join(p.strip() for p in out if p.strip())
+        # OpenJTalk may give a long vowel its own word (でしょ|う → deɕo ː): join it.
+        phonemes = re.sub(r"\s+ː", "ː", phonemes)
         return re.sub(r" ([,.!?;:])", r"\1", phonemes)

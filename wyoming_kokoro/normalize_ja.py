@@ -24,6 +24,10 @@ _DEGREE = re.compile(rf"({_NUM})\s?°")
 _MINUS = re.compile(r"(?<![A-Za-z0-9)])[-−](?=\d)")
 _RANGE = re.compile(r"(?<=\d)\s?[~〜～]\s?(?=\d)")
 _PLUS_MINUS = re.compile(r"±(?=\d)")
+# Units after a number that OpenJTalk misreads (it knows km, kg, kWh, Hz, W, %...).
+_UNITS = {"GB": "ギガバイト", "MB": "メガバイト", "KB": "キロバイト", "kB": "キロバイト"}
+_UNITS.update({"L": "リットル", "l": "リットル"})
+_UNIT = re.compile(r"(?<=\d)\s?(" + "|".join(_UNITS) + r")(?![A-Za-z])")
 
 
 def _time(match: re.Match[str]) -> str:
@@ -56,6 +60,7 @@ def normalize_japanese(text: str) -> str:
     text = _CELSIUS.sub(r"\1度", text)
     text = _FAHRENHEIT.sub(r"華氏\1度", text)
     text = _DEGREE.sub(r"\1度", text)
+    text = _UNIT.sub(lambda m: _UNITS[m.group(1)], text)
     text = _PLUS_MINUS.sub("プラスマイナス", text)
     text = _MINUS.sub("マイナス", text)
     return _RANGE.sub("から", text)

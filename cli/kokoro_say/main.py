@@ -15,7 +15,14 @@ from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.g2p import load_lexicons
 from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 from wyoming_kokoro.options import max_call_tokens_option
-from wyoming_kokoro.voices import CATALOG, VoiceError, default_voice, describe_voice, parse_voice
+from wyoming_kokoro.voices import (
+    CATALOG,
+    G2P_LANGUAGES,
+    VoiceError,
+    default_voice,
+    describe_voice,
+    parse_voice,
+)
 
 from .output import AudioSink, available_formats, format_for
 
@@ -62,7 +69,12 @@ def _list_voices(installed: tuple[str, ...]) -> None:
 @click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
 @click.option("-v", "--voice", help="Voice or blend, e.g. af_bella(2)+af_sky(1).")
 @click.option("-s", "--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True)
-@click.option("-l", "--lang", help="G2P language (en-us, en-gb, es, fr-fr, hi, it, pt-br).")
+@click.option(
+    "-l",
+    "--lang",
+    help=f"Language of the text ({', '.join(G2P_LANGUAGES)}); default: the voice's own "
+    "(Japanese and Chinese voices read text without kana or ideographs as English).",
+)
 @click.option("--model", type=click.Path(path_type=Path), envvar="KOKORO_MODEL")
 @click.option("--voices", type=click.Path(path_type=Path), envvar="KOKORO_VOICES")
 @click.option(
