@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -143,6 +145,30 @@ def test_sentences_split_at_japanese_marks_without_spaces() -> None:
     assert "".join(pieces).replace(" ", "") == text
     assert len(pieces) >= 2
     assert all(re.search(r"[。！？]$", p) for p in pieces)
+
+
+LAZY = """
+import sys
+from wyoming_kokoro.info import build_info
+build_info(("jm_kumo", "zf_xiaobei"), True)
+heavy = ("pyopenjtalk", "jieba", "cn2an", "pypinyin")
+print(sorted(m for m in heavy if m in sys.modules))
+from kokoro_onnx.tokenizer import Tokenizer
+from wyoming_kokoro.g2p import Phonemizer
+from wyoming_kokoro.normalize import normalize
+p = Phonemizer(Tokenizer().phonemize)
+for text, lang in [("The door is open.", "en-us"), ("It is 7:30.", "ja"), ("ドアが開いた。", "ja")]:
+    p(normalize(text, lang), lang)
+    print(sorted(m for m in heavy if m in sys.modules))
+"""
+
+
+def test_dictionaries_load_only_when_their_language_is_spoken() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", LAZY], capture_output=True, text=True, timeout=120, check=True
+    )
+    # describe, English, English to a Japanese voice: none; Japanese: only OpenJTalk.
+    assert result.stdout.split("\n")[:4] == ["[]", "[]", "[]", "['pyopenjtalk']"]
 
 
 # Home announcements, long enough for stable rates.

@@ -272,6 +272,26 @@ CASES = [
     ("今日は 21 度です", "ja", "今日は 21 度です"),
     ("La puerta está abierta.", "es", "La puerta está abierta."),
     ("La porte est ouverte !", "fr-fr", "La porte est ouverte !"),
+    # --- Japanese: only what OpenJTalk misreads; it reads numbers with counters itself --
+    ("10:30に起きます", "ja", "10時30分に起きます"),
+    ("7:00に出発", "ja_JP", "7時に出発"),
+    ("2024/3/15の会議", "ja", "2024年3月15日の会議"),
+    ("価格は¥1,500です", "ja", "価格は1,500円です"),
+    ("$5です", "ja", "5ドルです"),
+    ("気温は25°Cです", "ja", "気温は25度です"),
+    ("気温は-5℃", "ja", "気温はマイナス5度"),
+    ("3〜5人", "ja", "3から5人"),
+    ("容量は3GB", "ja", "容量は3ギガバイト"),
+    ("Ｗｉ－Ｆｉは５台", "ja", "Wi-Fiは5台"),
+    ("It is 7:30.", "ja", "It is seven thirty."),  # no kana: read as English
+    # --- Chinese: numbers become characters (cn2an) -----------------------------------
+    ("现在是10:30", "zh", "现在是十点三十分"),
+    ("价格是¥1,500", "zh", "价格是一千五百元"),
+    ("打折50%", "zh-CN", "打折百分之五十"),
+    ("温度25°C", "zh", "温度二十五摄氏度"),
+    ("电话13812345678", "zh", "电话一三八一二三四五六七八"),
+    ("我有2个苹果", "zh", "我有两个苹果"),
+    ("3~5天", "zh", "三到五天"),
     # --- language codes -----------------------------------------------------------------
     ("5 km", "en", "five kilometers"),
     ("105", "en-GB", "one hundred and five"),

@@ -125,3 +125,28 @@ def test_pieces_come_out_as_soon_as_they_are_complete() -> None:
 def test_only_symbols_say_nothing() -> None:
     assert split_text("... !!! ??? --- ***") == []
     assert split_text("🎉🎉🎉") == []
+
+
+def test_japanese_and_chinese_sentences_end_without_spaces() -> None:
+    text = "玄関のドアが開いています。窓も開いています！本当ですか？はい、確認してください。"
+    pieces = split_text(text, "ja")
+    # "窓も開いています！" alone is short (9 characters weigh 18 < 24): it takes a neighbour.
+    assert [p.replace(" ", "") for p in pieces] == [
+        "玄関のドアが開いています。",
+        "窓も開いています！本当ですか？",
+        "はい、確認してください。",
+    ]
+    # Streamed in small chunks, a sentence is ready once the next one has begun.
+    stream = SentenceStream("ja")
+    ready = [p for i in range(0, len(text), 4) for p in stream.feed(text[i : i + 4])]
+    assert ready and "".join(ready + stream.finish()).replace(" ", "") == text
+
+
+def test_cjk_characters_count_double_and_clauses_cut_at_commas() -> None:
+    clause = "東京都の天気は晴れのち曇りでしょう"
+    text = "、".join([clause] * 12) + "。"
+    pieces = list(split_long(text))
+    assert len(pieces) == 2  # 215 characters weigh 430: cut at an 、 in two
+    assert all(p.endswith(("、", "。")) for p in pieces)
+    assert "".join(pieces).replace(" ", "") == text
+    assert list(split_long("你好，世界。")) == ["你好，世界。"]
