@@ -21,7 +21,7 @@ from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
 from wyoming_io import run, stream, synthesize
 
-from wyoming_kokoro.g2p import Phonemizer
+from wyoming_kokoro.g2p import Phonemizer, reading_language
 from wyoming_kokoro.normalize import normalize
 from wyoming_kokoro.text import split_text
 
@@ -127,6 +127,10 @@ def test_unknown_latin_words_are_read_as_english(phonemize, text, english, japan
 
 def test_text_without_kana_is_english_for_a_japanese_voice(phonemize) -> None:
     text = "The front door is open."
+    assert reading_language(text, "ja") == "en-us"
+    assert reading_language("ドアが開いた。", "ja") == "ja"
+    assert reading_language("门开了。", "zh") == "zh"
+    assert reading_language("La porte est ouverte.", "fr-fr") == "fr-fr"
     assert normalize("It is 7:30.", "ja") == normalize("It is 7:30.", "en-us")
     assert say(phonemize, text) == phonemize(text, "en-us")
 
@@ -154,7 +158,7 @@ build_info(("jm_kumo", "zf_xiaobei"), True)
 heavy = ("pyopenjtalk", "jieba", "cn2an", "pypinyin")
 print(sorted(m for m in heavy if m in sys.modules))
 from kokoro_onnx.tokenizer import Tokenizer
-from wyoming_kokoro.g2p import Phonemizer
+from wyoming_kokoro.g2p import Phonemizer, reading_language
 from wyoming_kokoro.normalize import normalize
 p = Phonemizer(Tokenizer().phonemize)
 for text, lang in [("The door is open.", "en-us"), ("It is 7:30.", "ja"), ("ドアが開いた。", "ja")]:

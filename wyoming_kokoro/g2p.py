@@ -27,6 +27,14 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+def reading_language(text: str, lang: str) -> str:
+    """The language a piece is really read in: Japanese and Chinese voices read text
+    without kana or ideographs as (American) English."""
+    if lang in CJK_LANGUAGES and not has_cjk(text):
+        return "en-us"
+    return lang
+
+
 def load_lexicon(path: Path) -> dict[str, str]:
     """Read a pronunciation lexicon: one `word<TAB or spaces>pronunciation` per line.
 
@@ -114,8 +122,10 @@ class Phonemizer:
         return backend
 
     def _backend(self, lang: str, text: str = "") -> Callable[[str], str]:
+        if reading_language(text, lang) != lang:
+            return self._backend("en-us")
         if lang in CJK_LANGUAGES:
-            return self._cjk_backend(lang) if has_cjk(text) else self._backend("en-us")
+            return self._cjk_backend(lang)
         if self._prefer_misaki and lang in ("en-us", "en-gb"):
             if lang not in self._misaki:
                 self._misaki[lang] = _misaki_english(lang == "en-gb")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .g2p import has_cjk
+from .g2p import reading_language
 from .normalize_en import normalize_english
 from .normalize_ja import normalize_japanese
 from .normalize_other import normalize_other
@@ -58,7 +58,7 @@ def normalize(text: str, lang: str = "en-us") -> str:
     code = lang.lower().replace("_", "-")
     base = code.split("-")[0]
     if base in ("ja", "zh"):
-        if not has_cjk(text):
+        if reading_language(text, base) != base:
             return normalize_english(_prepare(text), gb=False)
         return (normalize_japanese if base == "ja" else normalize_chinese)(_prepare(text))
     if base == "en":
