@@ -78,6 +78,8 @@ def test_language_follows_the_voice_unless_overridden() -> None:
     assert g2p_language(parse_voice("ff_siwis", INSTALLED)) == "fr-fr"
     # Japanese voices speak Japanese; their G2P reads text without kana as English.
     assert g2p_language(parse_voice("jm_kumo", INSTALLED)) == "ja"
+    assert g2p_language(parse_voice("jm_kumo", INSTALLED), "今日は晴れです。") == "ja"
+    assert g2p_language(parse_voice("jm_kumo", INSTALLED), "The door is open.") == "en-us"
     assert g2p_language(parse_voice("af_sky", INSTALLED), override="ja_JP") == "ja"
     assert g2p_language(parse_voice("jm_kumo", INSTALLED), override="zh-CN") == "zh"
     assert g2p_language(parse_voice("af_sky", INSTALLED), override="en_GB") == "en-gb"

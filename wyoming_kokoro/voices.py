@@ -13,6 +13,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .g2p import reading_language
+
 
 class VoiceError(ValueError):
     """An unknown voice or a malformed blend specification."""
@@ -171,8 +173,9 @@ def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -
     """The G2P language: the override, else the voice's own when we can speak it.
 
     Japanese and Chinese voices read text without kana or ideographs as English
-    (the G2P decides per piece): Home Assistant never sends a language, and an
-    English pipeline may well pick a Japanese voice.
+    (the G2P decides per piece, and so does this function when given the text):
+    Home Assistant never sends a language, and an English pipeline may well pick a
+    Japanese voice.
     """
     if override:
         lang = override.lower().replace("_", "-")
@@ -192,7 +195,10 @@ def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -
             raise VoiceError(f"unsupported language {override!r}; use one of {G2P_LANGUAGES}")
         return lang
     native = describe_voice(spec.primary).language.espeak
-    return native if native in G2P_LANGUAGES else "en-us"
+    if native not in G2P_LANGUAGES:
+        return "en-us"
+    # Given the text, say what it is read in (English when it has no kana or ideographs).
+    return reading_language(text, native) if text else native
 
 
 def spoken_locales(name: str) -> list[str]:
