@@ -12,7 +12,7 @@ from wyoming_kokoro.worker import WorkerConfig
 def _scheduler() -> Scheduler:
     assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
     config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
-    assert WorkerConfig.from_json(config.to_json()) == config  # what the worker receives
+    assert WorkerConfig.from_dict(config.to_dict()) == config  # what the worker receives
     return Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
 
 

@@ -1,4 +1,4 @@
-"""The worker process on its own: the job protocol over real pipes."""
+"""The worker process on its own: the call-by-call protocol over real pipes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,21 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import wer
-from wyoming.event import Event, read_event, write_event
+from wyoming.event import read_event, write_event
 
 from wyoming_kokoro.assets import resolve
+from wyoming_kokoro.protocol import (
+    Audio,
+    Drop,
+    Failed,
+    Fatal,
+    Message,
+    Next,
+    Piece,
+    Ready,
+    Setup,
+    decode,
+)
 from wyoming_kokoro.worker import WorkerConfig
 
 LONG = (
@@ -20,17 +32,34 @@ LONG = (
 )
 
 
-@contextlib.contextmanager
-def running_worker(**options) -> Iterator[subprocess.Popen]:
-    config = WorkerConfig(resolve(None, None, []), threads=2, normalize=True, lexicon={}, **options)
+def send(proc: subprocess.Popen, message: Message) -> None:
+    write_event(message.event(), proc.stdin)
+    proc.stdin.flush()
+
+
+def receive(proc: subprocess.Popen) -> Message | None:
+    event = read_event(proc.stdout)
+    return decode(event) if event is not None else None
+
+
+def start_worker(config: WorkerConfig) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "wyoming_kokoro.worker", config.to_json()],
+        [sys.executable, "-m", "wyoming_kokoro.worker"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
     )
+    send(proc, Setup(config.to_dict()))
+    return proc
+
+
+@contextlib.contextmanager
+def running_worker(**options) -> Iterator[subprocess.Popen]:
+    options = {"threads": 2, "normalize": True, "lexicon": {}, **options}
+    config = WorkerConfig(resolve(None, None, []), **options)
+    proc = start_worker(config)
     try:
-        ready = read_event(proc.stdout)
-        assert ready is not None and ready.type == "ready", ready
+        ready = receive(proc)
+        assert isinstance(ready, Ready) and ready.pid == proc.pid, ready
         yield proc
     finally:
         proc.stdin.close()  # EOF: the worker leaves on its own
@@ -43,41 +72,88 @@ def worker():
         yield proc
 
 
-def _speak(proc: subprocess.Popen, job_id: int, text: str, first: bool) -> list[bytes]:
-    data = {"id": job_id, "text": text, "voice": "jm_kumo", "speed": 1.0, "lang": "en-us"}
-    write_event(Event("job", {**data, "first": first}), proc.stdin)
-    proc.stdin.flush()
+def speak(proc: subprocess.Popen, job_id: int, text: str, first: bool) -> list[bytes]:
+    """Every call of one piece, asked for one at a time as the scheduler does."""
+    send(proc, Piece(job_id, text, "jm_kumo", 1.0, "en-us", first))
     calls = []
-    while (event := read_event(proc.stdout)) is not None and event.type == "audio":
-        assert event.data["id"] == job_id
-        calls.append(event.payload)
-    assert event is not None and event.type == "done", event
-    return calls
+    while True:
+        reply = receive(proc)
+        assert isinstance(reply, Audio) and reply.id == job_id, reply
+        calls.append(reply.pcm)
+        if not reply.more:
+            return calls
+        send(proc, Next(job_id))
 
 
-def test_the_first_piece_speaks_its_first_clause_alone(recognizer) -> None:
-    # Audio comes per model call: a listener waiting for the first piece gets
-    # its first clause after one short call instead of the whole sentence.
-    with running_worker(max_call_tokens=250) as worker:
-        quick = _speak(worker, 1, LONG, first=True)
-        whole = _speak(worker, 2, LONG, first=False)
-    assert len(quick) == 2 and len(whole) == 1
-    assert len(quick[0]) < len(quick[1])
+def test_the_first_piece_speaks_its_opening_phrase_alone(worker, recognizer) -> None:
+    # A listener waiting for the first piece hears its opening phrase after one
+    # short call; the same piece later in an utterance keeps its clauses whole.
+    quick = speak(worker, 1, LONG, first=True)
+    whole = speak(worker, 2, LONG, first=False)
+    sizes = [len(c) for c in quick], [len(c) for c in whole]
+    # "When you get home this evening," is about 1.6 s of 24 kHz audio; the
+    # whole piece is cut only where its 120-token calls must be.
+    assert len(quick[0]) < 2 * 24000 * 2 and 2 * len(quick[0]) < len(whole[0]), sizes
     for calls in (quick, whole):
         assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
 
 
-def test_long_sentences_are_spoken_in_short_calls_by_default(worker, recognizer) -> None:
-    # The default keeps each call near 120 tokens, which bounds the worker's memory.
-    calls = _speak(worker, 5, LONG, first=False)
-    assert len(calls) == 2
-    assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
+def test_pieces_interleave_call_by_call(worker, recognizer) -> None:
+    # The scheduler may switch pieces between any two calls: a second piece is
+    # planned and spoken while the first still has calls to go.
+    send(worker, Piece(10, LONG, "jm_kumo", 1.0, "en-us", False))
+    first = receive(worker)
+    assert isinstance(first, Audio) and first.more
+    short = speak(worker, 11, "The door is open.", first=True)
+    rest = []
+    send(worker, Next(10))
+    while isinstance(reply := receive(worker), Audio):
+        rest.append(reply.pcm)
+        if not reply.more:
+            break
+        send(worker, Next(10))
+    assert wer("The door is open.", recognizer.transcribe(b"".join(short))) <= 0.25
+    assert wer(LONG, recognizer.transcribe(first.pcm + b"".join(rest))) <= 0.3
 
 
-def test_a_bad_job_fails_alone_and_the_worker_goes_on(worker) -> None:
-    data = {"id": 3, "text": "Hello there.", "voice": "nobody", "speed": 1.0, "lang": "en-us"}
-    write_event(Event("job", data), worker.stdin)
-    worker.stdin.flush()
-    failed = read_event(worker.stdout)
-    assert failed is not None and failed.type == "failed" and "nobody" in failed.data["text"]
-    assert _speak(worker, 4, "The door is open.", first=False)
+def test_a_dropped_piece_is_forgotten(worker) -> None:
+    send(worker, Piece(20, LONG, "jm_kumo", 1.0, "en-us", False))
+    reply = receive(worker)
+    assert isinstance(reply, Audio) and reply.more
+    send(worker, Drop(20))
+    send(worker, Next(20))
+    failed = receive(worker)
+    assert isinstance(failed, Failed) and failed.id == 20
+
+
+def test_a_bad_piece_fails_alone_and_the_worker_goes_on(worker) -> None:
+    send(worker, Piece(3, "Hello there.", "nobody", 1.0, "en-us"))
+    failed = receive(worker)
+    assert isinstance(failed, Failed) and "nobody" in failed.text
+    assert speak(worker, 4, "The door is open.", first=False)
+
+
+def test_a_large_lexicon_travels_in_the_setup_message() -> None:
+    # Linux refuses a single argument over 128 KiB: the configuration must not
+    # ride on the command line (it did, and the server waited forever).
+    lexicon = {f"word{n}": f"respelling number {n}" for n in range(12_000)}
+    lexicon["kokoro"] = "/kˈOkəɹO/"
+    assert len(str(lexicon)) > 300_000
+    with running_worker(lexicon=lexicon) as proc:
+        assert speak(proc, 1, "Kokoro speaks.", first=False)
+
+
+def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
+    assets = resolve(None, None, [])
+    broken = tmp_path / "model.onnx"  # not a published name: loaded unverified, and fails
+    broken.write_bytes(b"not a model")
+    config = WorkerConfig(
+        type(assets)(broken, assets.voices, assets.voice_names, "test"),
+        threads=1,
+        normalize=True,
+        lexicon={},
+    )
+    proc = start_worker(config)
+    fatal = receive(proc)
+    assert isinstance(fatal, Fatal) and "cannot load the model" in fatal.text
+    assert proc.wait(timeout=30) == 1

@@ -1,8 +1,11 @@
 """Parent side of the worker: start on demand, fair queue, death detection, idle exit.
 
 Every piece of text a client wants spoken is a `Job`. Jobs wait in one queue per
-client and are sent to the worker one at a time, taking clients in turn, so a
-short announcement is never stuck behind a long article.
+client. The worker gets one model call at a time (`protocol.py`), and before each
+call the scheduler picks the client served least recently, so a short
+announcement waits for at most one call of a long article, never for the article.
+A client that does not read its audio stops being served once a bounded amount
+of its audio waits in the server.
 """
 
 from __future__ import annotations
@@ -13,17 +16,23 @@ import itertools
 import logging
 import sys
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from wyoming.event import Event, async_read_event, async_write_event
+from wyoming.event import async_read_event, async_write_event
 
 from .memory import available_mb
+from .protocol import Audio, BadMessage, Drop, Failed, Message, Next, Piece, Ready, Setup, decode
 from .worker import WorkerConfig
 
 _LOGGER = logging.getLogger(__name__)
 
 _END = object()
+
+# Audio a client may have waiting in the server before its next call waits: 10 s
+# of speech (480 kB), far ahead of any listener. A client that stops reading
+# cannot make the worker speak a whole book into server memory.
+MAX_BUFFERED_BYTES = 10 * 24_000 * 2
 
 
 class SynthesisError(RuntimeError):
@@ -43,6 +52,8 @@ class Job:
     id: int = 0
     chunks: asyncio.Queue[bytes | object | SynthesisError] = field(default_factory=asyncio.Queue)
     cancelled: bool = False
+    started: bool = False  # the worker holds its plan
+    on_consumed: Callable[[int], None] | None = None
 
     async def audio(self) -> AsyncIterator[bytes]:
         """PCM blocks of this job until it is done; raises SynthesisError on failure."""
@@ -53,6 +64,8 @@ class Job:
             if isinstance(item, SynthesisError):
                 raise item
             assert isinstance(item, bytes)
+            if self.on_consumed is not None:
+                self.on_consumed(len(item))
             yield item
 
 
@@ -64,35 +77,55 @@ class SchedulerOptions:
 
 
 class Scheduler:
-    """Owns the worker process and decides which job it speaks next."""
+    """Owns the worker process and decides which call it speaks next."""
 
     def __init__(self, worker_config: WorkerConfig, options: SchedulerOptions) -> None:
         self._config = worker_config
         self._options = options
         self._queues: dict[int, deque[Job]] = {}
-        self._served: dict[int, int] = {}  # client → tick of its last job
+        self._served: dict[int, int] = {}  # client → tick of its last call
+        self._buffered: dict[int, int] = {}  # client → bytes of audio not yet taken
         self._tick = 0
         self._wakeup = asyncio.Event()
         self._ids = itertools.count(1)
         self._process: asyncio.subprocess.Process | None = None
         self._task: asyncio.Task[None] | None = None
-        self._current: Job | None = None
-        self.worker_starts = 0  # how many bursts so far (for logs and tests)
+        self._drops: list[int] = []  # started jobs whose client went away
+        self._prestart = False
+        self.bursts = 0
 
     # -- client side ---------------------------------------------------------
 
     def submit(self, job: Job) -> Job:
         """Queue a job; its audio can be awaited with `job.audio()`."""
         job.id = next(self._ids)
+        job.on_consumed = lambda size: self._consumed(job.client, size)
+        _LOGGER.debug("Queued job %d of client %d (%d chars)", job.id, job.client, len(job.text))
         self._queues.setdefault(job.client, deque()).append(job)
         self._wakeup.set()
         return job
+
+    def prepare(self) -> None:
+        """A request is certain (its text is on the way): start the worker now."""
+        if self._process is None:
+            self._prestart = True
+            self._wakeup.set()
 
     def cancel(self, client: int) -> None:
         """Forget a client's waiting jobs (it went away or its request failed)."""
         for job in self._queues.pop(client, ()):
             job.cancelled = True
+            if job.started:
+                self._drops.append(job.id)
         self._served.pop(client, None)
+        self._buffered.pop(client, None)
+
+    def _consumed(self, client: int, size: int) -> None:
+        if client in self._buffered:
+            was_full = self._buffered[client] >= MAX_BUFFERED_BYTES
+            self._buffered[client] -= size
+            if was_full and self._buffered[client] < MAX_BUFFERED_BYTES:
+                self._wakeup.set()
 
     @property
     def worker_pid(self) -> int | None:
@@ -111,18 +144,17 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         await self._stop_worker()
-        waiting = [self._current] if self._current else []
         for client in list(self._queues):
-            waiting += self._queues.pop(client)
-        for job in waiting:
-            job.chunks.put_nowait(SynthesisError("the server is shutting down"))
+            for job in self._queues.pop(client):
+                job.chunks.put_nowait(SynthesisError("the server is shutting down"))
 
     def _next_job(self) -> Job | None:
-        """The waiting client served least recently goes next.
+        """The job of the client served least recently, among those with room.
 
         A client that was never served (an announcement arriving while an article
-        is read) goes before one that was just served, whatever the queue order;
-        between newcomers, the one with the shortest piece.
+        is read) goes before one that was just served; between newcomers, the one
+        with the shortest piece: an announcement arriving with three long answers
+        waits for none of them.
         """
         for client in list(self._queues):
             queue = self._queues[client]
@@ -130,56 +162,58 @@ class Scheduler:
                 queue.popleft()
             if not queue:
                 del self._queues[client]
-        if not self._queues:
+        ready = [c for c in self._queues if self._buffered.get(c, 0) < MAX_BUFFERED_BYTES]
+        if not ready:
             return None
-        # Among clients never served yet, the shortest piece goes first: an
-        # announcement arriving with three long answers waits for none of them.
-        client = min(
-            self._queues, key=lambda c: (self._served.get(c, 0), len(self._queues[c][0].text))
-        )
+        client = min(ready, key=lambda c: (self._served.get(c, 0), len(self._queues[c][0].text)))
         self._tick += 1
         self._served[client] = self._tick
-        queue = self._queues[client]
-        job = queue.popleft()
-        if not queue:
-            del self._queues[client]
-        return job
+        return self._queues[client][0]
+
+    def _finished(self, job: Job, item: object) -> None:
+        job.chunks.put_nowait(item)
+        queue = self._queues.get(job.client)
+        if queue and queue[0] is job:
+            queue.popleft()
+            if not queue:
+                del self._queues[job.client]
 
     async def _run(self, preload: bool) -> None:
         if preload:
-            await self._ensure_worker_or_fail()
+            await self._ensure_worker_or_fail(warm_up=True)
         while True:
             job = self._next_job()
             if job is None:
+                if self._prestart:
+                    self._prestart = False
+                    await self._ensure_worker_or_fail()
+                    continue
                 self._wakeup.clear()
-                idle = self._options.idle_timeout if self.worker_pid else None
+                # Jobs held back by a full client buffer are not idleness.
+                idle = self._options.idle_timeout if self.worker_pid and not self._queues else 0
                 try:
                     await asyncio.wait_for(self._wakeup.wait(), timeout=idle or None)
                 except asyncio.TimeoutError:
                     _LOGGER.info("Idle for %.0f s: stopping the worker", idle)
                     await self._stop_worker()
                 continue
-            if not await self._ensure_worker_or_fail(job):
-                continue
-            self._current = job
-            await self._speak(job)
-            self._current = None
+            self._prestart = False
+            if await self._ensure_worker_or_fail():
+                await self._call(job)
 
-    async def _ensure_worker_or_fail(self, job: Job | None = None) -> bool:
+    async def _ensure_worker_or_fail(self, warm_up: bool = False) -> bool:
         try:
-            await self._ensure_worker(warm_up=job is None)
+            await self._ensure_worker(warm_up)
             return True
         except SynthesisError as err:
             _LOGGER.error("%s", err)
             # Every waiting job would meet the same failure: answer them now.
-            failed = [job] if job else []
             for client in list(self._queues):
-                failed += self._queues.pop(client)
-            for waiting in failed:
-                waiting.chunks.put_nowait(err)
+                for job in self._queues.pop(client):
+                    job.chunks.put_nowait(err)
             return False
 
-    async def _ensure_worker(self, warm_up: bool = False) -> None:
+    async def _ensure_worker(self, warm_up: bool) -> None:
         if self.worker_pid is not None:
             return
         free = available_mb()
@@ -188,53 +222,80 @@ class Scheduler:
                 f"not enough memory to load the voice model: {free} MB available, "
                 f"{self._options.min_free_mb} MB needed"
             )
-        self.worker_starts += 1
-        _LOGGER.info("Starting the worker (burst %d)", self.worker_starts)
-        self._process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "wyoming_kokoro.worker",
-            self._config.to_json(),
-            *(["--warm-up"] if warm_up else []),
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=1 << 24,
-        )
+        self.bursts += 1
+        _LOGGER.info("Starting the worker (burst %d)", self.bursts)
         try:
-            event = await asyncio.wait_for(self._read(), self._options.load_timeout)
+            self._process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "wyoming_kokoro.worker",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                limit=1 << 24,
+            )
+            await self._send(Setup(self._config.to_dict(), warm_up=warm_up))
+            reply = await asyncio.wait_for(self._receive(), self._options.load_timeout)
         except asyncio.TimeoutError:
-            event = Event("fatal", {"text": "the model took too long to load"})
-        if event is None or event.type != "ready":
-            text = event.data.get("text") if event else None
             await self._stop_worker()
-            raise SynthesisError(f"the voice model could not be loaded: {text or 'worker died'}")
-        _LOGGER.info("Worker %s ready", self._process.pid)
+            raise SynthesisError("the voice model could not be loaded: it took too long") from None
+        except (OSError, BadMessage) as err:  # no fork (memory), a broken pipe, garbage
+            await self._stop_worker()
+            raise SynthesisError(f"the synthesis process could not start: {err}") from err
+        if not isinstance(reply, Ready):
+            text = getattr(reply, "text", None) or "the synthesis process died"
+            await self._stop_worker()
+            raise SynthesisError(f"the voice model could not be loaded: {text}")
+        _LOGGER.info("Worker %s ready", reply.pid)
 
-    async def _read(self) -> Event | None:
-        assert self._process is not None and self._process.stdout is not None
-        return await async_read_event(self._process.stdout)
-
-    async def _speak(self, job: Job) -> None:
+    async def _send(self, message: Message) -> None:
         assert self._process is not None and self._process.stdin is not None
-        data = {"id": job.id, "text": job.text, "voice": job.voice, "speed": job.speed}
-        data.update(lang=job.lang, first=job.first)
+        await async_write_event(message.event(), self._process.stdin)
+
+    async def _receive(self) -> Message | None:
+        assert self._process is not None and self._process.stdout is not None
+        event = await async_read_event(self._process.stdout)
+        return decode(event) if event is not None else None
+
+    async def _call(self, job: Job) -> None:
+        """One model call of `job`: its first (which plans the piece) or its next."""
         try:
-            await async_write_event(Event("job", data), self._process.stdin)
-            while (event := await self._read()) is not None:
-                if event.type == "audio" and event.payload:
-                    if not job.cancelled:
-                        job.chunks.put_nowait(event.payload)
-                elif event.type == "done":
-                    job.chunks.put_nowait(_END)
-                    return
-                elif event.type == "failed":
-                    job.chunks.put_nowait(SynthesisError(event.data.get("text", "failed")))
-                    return
-        except (ConnectionError, asyncio.IncompleteReadError, OSError) as err:
+            for dropped in self._drops:
+                await self._send(Drop(dropped))
+            self._drops.clear()
+            _LOGGER.debug("Call for job %d of client %d", job.id, job.client)
+            if job.started:
+                await self._send(Next(job.id))
+            else:
+                job.started = True
+                piece = Piece(job.id, job.text, job.voice, job.speed, job.lang, job.first)
+                await self._send(piece)
+            reply = await self._receive()
+        except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
+            reply = None
+        if isinstance(reply, Audio) and reply.id == job.id:
+            if reply.pcm and not job.cancelled:
+                buffered = self._buffered.get(job.client, 0) + len(reply.pcm)
+                self._buffered[job.client] = buffered
+                job.chunks.put_nowait(reply.pcm)
+                if buffered >= MAX_BUFFERED_BYTES:
+                    _LOGGER.debug("Client %d is not reading its audio: held back", job.client)
+            if not reply.more:
+                self._finished(job, _END)
+            return
+        if isinstance(reply, Failed) and reply.id == job.id:
+            self._finished(job, SynthesisError(reply.text))
+            return
         code = await self._stop_worker()
         _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)
-        job.chunks.put_nowait(SynthesisError(f"the synthesis process died (exit code {code})"))
+        self._worker_lost(SynthesisError(f"the synthesis process died (exit code {code})"))
+
+    def _worker_lost(self, error: SynthesisError) -> None:
+        """Pieces part-spoken by the dead worker fail; the others wait for a new one."""
+        self._drops.clear()
+        for queue in list(self._queues.values()):
+            if queue and queue[0].started:
+                self._finished(queue[0], error)
 
     async def _stop_worker(self) -> int | None:
         process, self._process = self._process, None

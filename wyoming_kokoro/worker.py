@@ -1,37 +1,50 @@
-"""The worker process: loads the model, speaks one job at a time, exits on EOF.
+"""The worker process: loads the model, speaks one model call at a time, exits on EOF.
 
-Started by the scheduler as `python -m wyoming_kokoro.worker CONFIG_JSON [--warm-up]`. It talks
-Wyoming-framed events over stdin/stdout (the only thing written to stdout); logs
-go to stderr. The parent closes stdin when the worker has been idle long enough,
-and the process exits, so the OS gets all of its memory back.
-
-    parent → worker   job {id, text, voice, speed, lang, first}
-    worker → parent   ready {voices} | fatal {text}
-                      audio {id} + PCM payload (s16le, 24 kHz, mono), one per model call
-                      done {id} | failed {id, text}
+Started by the scheduler as `python -m wyoming_kokoro.worker`. It reads its
+configuration as the first message on stdin (a command line would cap its size:
+a large lexicon did not fit), then talks the messages of `protocol.py` over
+stdin/stdout (the only thing written to stdout); logs go to stderr. The parent
+closes stdin when the worker has been idle long enough, and the process exits,
+so the OS gets all of its memory back.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
+from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from wyoming.event import Event, read_event, write_event
+from wyoming.event import read_event, write_event
 
 from .assets import Assets
+from .protocol import (
+    Audio,
+    BadMessage,
+    Drop,
+    Failed,
+    Fatal,
+    Message,
+    Next,
+    Piece,
+    Ready,
+    Setup,
+    decode,
+)
 from .settings import DEFAULT_CALL_TOKENS
+
+if TYPE_CHECKING:
+    from .engine import Call, Engine
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
 
 @dataclass(frozen=True)
 class WorkerConfig:
-    """What a worker needs to know; passed as JSON on its command line."""
+    """What a worker needs to know; sent as its first message."""
 
     assets: Assets
     threads: int
@@ -40,21 +53,111 @@ class WorkerConfig:
     max_call_tokens: int = DEFAULT_CALL_TOKENS
     debug: bool = False
 
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), default=str)  # Paths as strings
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        found = data["assets"]
+        found.update(model=str(found["model"]), voices=str(found["voices"]))
+        found["voice_names"] = list(found["voice_names"])
+        return data
 
     @staticmethod
-    def from_json(text: str) -> WorkerConfig:
-        data = json.loads(text)
+    def from_dict(data: dict[str, Any]) -> WorkerConfig:
         found = data["assets"]
-        data["assets"] = Assets(
+        assets = Assets(
             Path(found["model"]),
             Path(found["voices"]),
             tuple(found["voice_names"]),
             found["source"],
             found["embedded_model"],
         )
-        return WorkerConfig(**data)
+        return WorkerConfig(**{**data, "assets": assets})
+
+
+class _Worker:
+    """The engine and the pieces it is part-way through."""
+
+    def __init__(self, engine: Engine, stdout: BinaryIO) -> None:
+        self._engine = engine
+        self._stdout = stdout
+        self._plans: dict[int, deque[Call]] = {}
+
+    def send(self, message: Message) -> None:
+        write_event(message.event(), self._stdout)
+        self._stdout.flush()
+
+    def handle(self, message: Message) -> None:
+        if isinstance(message, Drop):
+            self._plans.pop(message.id, None)
+            return
+        if not isinstance(message, (Piece, Next)):
+            return
+        job_id = message.id
+        try:
+            if isinstance(message, Piece):
+                voice = self._engine.voice(message.voice)
+                plan = self._engine.plan(
+                    message.text, voice, message.speed, message.lang, quick_start=message.first
+                )
+                self._plans[job_id] = deque(plan)
+            self._speak_next(job_id)
+        except (ValueError, KeyError, RuntimeError) as err:  # VoiceError is a ValueError
+            # A bad piece of text must not end the burst for everyone else.
+            _LOGGER.warning("Piece %s failed: %s", job_id, err)
+            self._plans.pop(job_id, None)
+            self.send(Failed(job_id, str(err)))
+
+    def _speak_next(self, job_id: int) -> None:
+        calls = self._plans.get(job_id)
+        if calls is None:
+            raise KeyError(f"no piece {job_id} in progress")
+        pcm = self._engine.run(calls.popleft()).tobytes() if calls else b""
+        if not calls:
+            del self._plans[job_id]
+        self.send(Audio(job_id, more=bool(calls), pcm=pcm))
+
+
+def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Read the set-up, load the engine, then answer messages until stdin closes."""
+    first = read_event(stdin)
+    setup = decode(first) if first is not None else None
+    if not isinstance(setup, Setup):
+        _LOGGER.error("Expected a setup message, got %s", first)
+        return 2
+    config = WorkerConfig.from_dict(setup.config)
+    if config.debug:
+        logging.getLogger().setLevel(logging.DEBUG)
+
+    from .assets import AssetError
+    from .session import ModelLoading
+
+    # The model loads while the rest is imported: the engine pulls in numpy,
+    # kokoro-onnx, espeak and the normalizer, which the load does not need.
+    loading = ModelLoading(config.assets, config.threads)
+    from .engine import Engine, EngineOptions
+
+    worker: _Worker | None = None
+    try:
+        options = EngineOptions(
+            threads=config.threads,
+            normalize=config.normalize,
+            lexicon=config.lexicon,
+            max_call_tokens=config.max_call_tokens,
+        )
+        engine = Engine(config.assets, options, loading)
+        if setup.warm_up:
+            engine.warm_up()
+        worker = _Worker(engine, stdout)
+    except (AssetError, OSError, ValueError) as err:
+        write_event(Fatal(str(err)).event(), stdout)
+        stdout.flush()
+        return 1
+    worker.send(Ready(os.getpid(), list(engine.voice_names)))
+    while (event := read_event(stdin)) is not None:
+        try:
+            worker.handle(decode(event))
+        except BadMessage as err:
+            _LOGGER.error("%s", err)
+    return 0
 
 
 def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
@@ -65,69 +168,15 @@ def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
     return sys.stdin.buffer, proto_out
 
 
-def serve(config: WorkerConfig, stdin: BinaryIO, stdout: BinaryIO, warm_up: bool) -> int:
-    """Load the engine, then answer jobs until stdin closes.
-
-    Warm-up only pays off when nobody is waiting (preload): a request that started
-    the worker would otherwise wait for an extra synthesis before its own.
-    """
-    from .assets import AssetError  # imported here: the engine pulls in numpy, onnxruntime
-    from .engine import Engine, EngineOptions
-    from .voices import VoiceError
-
-    def send(event: Event) -> None:
-        write_event(event, stdout)
-        stdout.flush()
-
-    try:
-        engine = Engine(
-            config.assets,
-            EngineOptions(
-                threads=config.threads,
-                normalize=config.normalize,
-                lexicon=config.lexicon,
-                max_call_tokens=config.max_call_tokens,
-            ),
-        )
-        if warm_up:
-            engine.warm_up()
-    except (AssetError, OSError, ValueError) as err:
-        send(Event("fatal", {"text": str(err)}))
-        return 1
-    send(Event("ready", {"voices": list(engine.voice_names), "pid": os.getpid()}))
-
-    while (event := read_event(stdin)) is not None:
-        if event.type != "job":
-            continue
-        job_id = event.data.get("id")
-        try:
-            voice = engine.voice(event.data["voice"])
-            for pcm in engine.speak(
-                event.data["text"],
-                voice,
-                float(event.data.get("speed", 1.0)),
-                event.data.get("lang"),
-                quick_start=bool(event.data.get("first")),  # a listener waits for it
-            ):
-                send(Event("audio", {"id": job_id}, payload=pcm.tobytes()))
-            send(Event("done", {"id": job_id}))
-        except (VoiceError, ValueError, KeyError, RuntimeError) as err:
-            # A bad piece of text must not end the burst for everyone else.
-            _LOGGER.warning("Job %s failed: %s", job_id, err)
-            send(Event("failed", {"id": job_id, "text": str(err)}))
-    return 0
-
-
 def main() -> None:
-    config = WorkerConfig.from_json(sys.argv[1])
     logging.basicConfig(
-        level=logging.DEBUG if config.debug else logging.INFO,
+        level=logging.INFO,
         format="%(asctime)s %(levelname)s worker[%(process)d] %(name)s: %(message)s",
         stream=sys.stderr,
     )
     stdin, stdout = _protocol_streams()
     try:
-        code = serve(config, stdin, stdout, warm_up="--warm-up" in sys.argv[2:])
+        code = serve(stdin, stdout)
     except (BrokenPipeError, KeyboardInterrupt):
         code = 0  # the server went away: nothing left to do
     sys.exit(code)

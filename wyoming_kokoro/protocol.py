@@ -1,0 +1,113 @@
+"""The messages between the scheduler and its worker process, as typed values.
+
+They travel as Wyoming events (a JSON header line, JSON data, an optional PCM
+payload) on the worker's stdin and stdout. The scheduler hands out the model one
+call at a time, so a client that arrives while another is being served gets the
+model at the next call rather than after a whole piece:
+
+    scheduler → worker   Setup        once, first: the worker's configuration
+                         Piece        plan a piece of text, then speak its first call
+                         Next         speak the next call of a piece
+                         Drop         forget a piece (its client went away)
+    worker → scheduler   Ready | Fatal              once, after Setup
+                         Audio (PCM, more?) | Failed   one answer to every Piece and Next
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+from wyoming.event import Event
+
+
+class Message:
+    """A worker protocol message; `type` names its event."""
+
+    type: ClassVar[str]
+
+    def event(self) -> Event:
+        data = asdict(self)  # type: ignore[call-overload]
+        payload = data.pop("pcm", None)
+        return Event(self.type, data, payload=payload or None)
+
+
+@dataclass(frozen=True)
+class Setup(Message):
+    type: ClassVar[str] = "setup"
+    config: dict[str, Any]
+    warm_up: bool = False  # only when nobody waits (preload): it costs one synthesis
+
+
+@dataclass(frozen=True)
+class Ready(Message):
+    type: ClassVar[str] = "ready"
+    pid: int
+    voices: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Fatal(Message):
+    type: ClassVar[str] = "fatal"
+    text: str
+
+
+@dataclass(frozen=True)
+class Piece(Message):
+    type: ClassVar[str] = "piece"
+    id: int
+    text: str
+    voice: str
+    speed: float = 1.0
+    lang: str | None = None
+    first: bool = False  # the first piece of an utterance: a listener waits for it
+
+
+@dataclass(frozen=True)
+class Next(Message):
+    type: ClassVar[str] = "next"
+    id: int
+
+
+@dataclass(frozen=True)
+class Drop(Message):
+    type: ClassVar[str] = "drop"
+    id: int
+
+
+@dataclass(frozen=True)
+class Audio(Message):
+    type: ClassVar[str] = "audio"
+    id: int
+    more: bool  # False: this was the piece's last call
+    pcm: bytes = b""  # s16le, 24 kHz, mono; ends with the pause after the call
+
+
+@dataclass(frozen=True)
+class Failed(Message):
+    type: ClassVar[str] = "failed"
+    id: int
+    text: str
+
+
+_TYPES: dict[str, type[Message]] = {
+    cls.type: cls for cls in (Setup, Ready, Fatal, Piece, Next, Drop, Audio, Failed)
+}
+
+
+class BadMessage(ValueError):
+    """An event that is not a well-formed worker protocol message."""
+
+
+def decode(event: Event) -> Message:
+    """The message an event carries (BadMessage if it carries none)."""
+    cls = _TYPES.get(event.type)
+    if cls is None:
+        raise BadMessage(f"unknown worker message {event.type!r}")
+    data = dict(event.data or {})
+    if cls is Audio:
+        data["pcm"] = event.payload or b""
+    try:
+        return cls(**data)
+    except TypeError as err:
+        raise BadMessage(f"malformed {event.type!r} message: {err}") from err
