@@ -101,19 +101,6 @@ def test_lexicon_respelling_and_phonemes() -> None:
     assert "HA" not in " ".join(calls)
 
 
-def test_quick_start_cuts_only_a_long_first_batch_after_a_real_clause() -> None:
-    from wyoming_kokoro.engine import split_first_clause
-
-    short = "ðə dˈɔɹ ɪz ˈOpən."
-    assert split_first_clause(short) == [short]
-    long = "jˈɛs, " + "ðə kˈɪʧən lˈIts ɑɹ ˈɔn " * 3 + "ænd wˈɔɹm, " + "ðə dˈɔɹ ɪz ˈOpən " * 5
-    head, tail = split_first_clause(long)
-    assert head.endswith("wˈɔɹm,") and 30 <= len(head) <= 120  # not at the early "jˈɛs,"
-    assert f"{head} {tail}" == long.strip()
-    no_clause = "ðə dˈɔɹ ɪz ˈOpən " * 10
-    assert split_first_clause(no_clause) == [no_clause]
-
-
 def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
     text = (
         "Good morning, the temperature outside is ten degrees and the wind is calm, "
@@ -121,6 +108,22 @@ def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
     )
     spec = engine.voice("jm_kumo")
     calls = list(engine.speak(text, spec, quick_start=True))
-    assert len(calls) == 2, [len(c) for c in calls]
+    whole = list(engine.speak(text, spec))
+    # "Good morning, the temperature outside is ten degrees" first: a shorter call
+    # than the whole piece's first, which runs up to its 120-token limit.
+    assert len(calls[0]) < 0.75 * len(whole[0]), ([len(c) for c in calls], [len(c) for c in whole])
     heard = recognizer.transcribe(np.concatenate(calls))
     assert wer(text, heard) <= 0.35, heard
+
+
+def test_quick_start_plans_the_opening_phrase_as_its_own_call(engine) -> None:
+    spec = engine.voice("jm_kumo")
+    text = "The weather today is sunny and warm with a light breeze."
+    quick = engine.plan(text, spec, lang="en-us", quick_start=True)
+    assert [c.phonemes for c in quick] == [
+        engine.phonemes("The weather today is sunny", "en-us"),
+        engine.phonemes("and warm with a light breeze.", "en-us"),
+    ]
+    assert len(engine.plan(text, spec, lang="en-us")) == 1
+    # A short sentence with no place to breathe is one call either way.
+    assert len(engine.plan("Someone is at the front door.", spec, quick_start=True)) == 1

@@ -7,25 +7,22 @@ this module is cheap; the model is loaded when an `Engine` is built.
 from __future__ import annotations
 
 import logging
-import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assets import AssetError, Assets, check_file, model_file
+from .assets import Assets, check_file
 from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer
 from .normalize import normalize
+from .phrases import first_phrase
+from .session import ModelLoading
 from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, default_threads
 from .voices import VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
-
-# A first call longer than this is cut at its first clause (see split_first_clause).
-QUICK_START_TOKENS = 120
-_FIRST_CLAUSE = re.compile(r"[,;:!?.—…]\s")
 
 
 @dataclass
@@ -37,6 +34,7 @@ class EngineOptions:
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True
     max_call_tokens: int = DEFAULT_CALL_TOKENS
+    optimized_copy: bool = True  # keep an ORT-format copy of the model (faster loads)
 
     def __post_init__(self) -> None:
         low, high = CALL_TOKENS_RANGE
@@ -44,52 +42,38 @@ class EngineOptions:
             raise ValueError(f"max call tokens must be {low}-{high}, got {self.max_call_tokens}")
 
 
-def split_first_clause(phonemes: str) -> list[str]:
-    """Cut a long batch after its first clause, if that clause is long enough.
+@dataclass(frozen=True)
+class Call:
+    """One model call: phonemes in a voice at a speed."""
 
-    Model time grows with the batch, so the first audio comes sooner from a short
-    first call; under ~30 tokens the voice sounds rushed, so shorter clauses stay.
-    """
-    if len(phonemes) <= QUICK_START_TOKENS:
-        return [phonemes]
-    match = _FIRST_CLAUSE.search(phonemes, 30, QUICK_START_TOKENS)
-    if not match:
-        return [phonemes]
-    return [phonemes[: match.end()].strip(), phonemes[match.end() :].strip()]
+    phonemes: str
+    voice: VoiceSpec
+    speed: float
 
 
 class Engine:
     """A loaded Kokoro model with its voices."""
 
-    def __init__(self, assets: Assets, options: EngineOptions | None = None) -> None:
-        import onnxruntime as ort  # heavy: only where the model runs
-        from kokoro_onnx import Kokoro
+    def __init__(
+        self,
+        assets: Assets,
+        options: EngineOptions | None = None,
+        loading: ModelLoading | None = None,
+    ) -> None:
+        """Load the model (or take the one `loading` has started) and warm the text side."""
+        from kokoro_onnx.tokenizer import Tokenizer
 
         self.options = options or EngineOptions()
         started = time.monotonic()
         check_file(assets.voices)
-        session_options = ort.SessionOptions()
-        session_options.intra_op_num_threads = self.options.threads
-        session_options.inter_op_num_threads = 1
-        # Input shapes change with every sentence: memory patterns only grow RSS.
-        session_options.enable_mem_pattern = False
-        with model_file(assets) as model:
-            try:
-                session = ort.InferenceSession(
-                    model, sess_options=session_options, providers=["CPUExecutionProvider"]
-                )
-                self._kokoro = Kokoro.from_session(session, str(assets.voices))
-            except Exception as err:  # onnxruntime raises its own exception types
-                raise AssetError(f"cannot load the model {model}: {err}") from err
-        # phonemizer warns on every sentence about word counts nobody needs to match;
-        # its logger is configured when it is imported, so quiet it after that.
-        logging.getLogger("phonemizer").setLevel(logging.ERROR)
+        if loading is None:
+            loading = ModelLoading(assets, self.options.threads, self.options.optimized_copy)
+        # Meanwhile the text side takes its first-use costs (espeak, misaki, the
+        # normalizer's tables): on two cores the two overlap almost fully.
+        self._warm_text(Tokenizer().phonemize)
+        self._kokoro = loading.result()
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
-        self._phonemize = Phonemizer(
-            self._kokoro.tokenizer.phonemize,
-            lexicon=self.options.lexicon,
-            prefer_misaki=self.options.prefer_misaki,
-        )
+        self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
         _LOGGER.info(
             "Model loaded in %.2f s (%d threads, %d voices)",
@@ -97,6 +81,20 @@ class Engine:
             self.options.threads,
             len(self.voice_names),
         )
+
+    def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
+        return Phonemizer(
+            espeak, lexicon=self.options.lexicon, prefer_misaki=self.options.prefer_misaki
+        )
+
+    def _warm_text(self, espeak: Callable[[str, str], str]) -> None:
+        # phonemizer warns on every sentence about word counts nobody needs to match;
+        # its logger is configured when it is imported, so quiet it after that.
+        logging.getLogger("phonemizer").setLevel(logging.ERROR)
+        text = "At 7:30 the door opened."
+        if self.options.normalize:
+            text = normalize(text, "en-us")
+        self._phonemizer(espeak)(text, "en-us")
 
     def voice(self, spec: str) -> VoiceSpec:
         """Parse a voice or blend spec against the loaded voices (VoiceError if unknown)."""
@@ -118,6 +116,47 @@ class Engine:
             text = normalize(text, lang)
         return self._phonemize(text, lang)
 
+    def plan(
+        self,
+        piece: str,
+        voice: VoiceSpec,
+        speed: float = 1.0,
+        lang: str | None = None,
+        quick_start: bool = False,
+    ) -> list[Call]:
+        """The model calls that speak one piece of text, in order (text work only).
+
+        `quick_start` (the first piece a listener waits for) gives the opening
+        phrase a call of its own, so the first audio comes after a short call.
+        """
+        from kokoro_onnx.chunker import split_phonemes
+
+        if not 0.5 <= speed <= 2.0:
+            raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
+        lang = lang or g2p_language(voice, piece)
+        cut = first_phrase(piece) if quick_start and lang.startswith("en") else None
+        parts = list(cut) if cut else [piece]
+        calls: list[Call] = []
+        for part in parts:
+            for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
+                if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
+                    calls.append(Call(batch, voice, speed))
+        return calls
+
+    def run(self, call: Call) -> np.ndarray:
+        """One model call: int16 audio ending with the pause its punctuation calls for."""
+        audio, _ = self._kokoro.create(
+            call.phonemes,
+            voice=self._style(call.voice),
+            speed=call.speed,
+            is_phonemes=True,
+            trim=True,
+            sentence_pause=0.0,
+            clause_pause=0.0,
+        )
+        pause = silence(pause_after(call.phonemes) / call.speed)
+        return np.concatenate([to_pcm16(audio), pause])
+
     def speak(
         self,
         piece: str,
@@ -128,35 +167,10 @@ class Engine:
     ) -> Iterator[np.ndarray]:
         """Yield int16 audio for one piece of text, one array per model call.
 
-        Each array ends with the pause its punctuation calls for, so arrays can
-        be played back to back. `quick_start` (the first piece a listener waits
-        for) speaks a long piece's first clause on its own, so audio starts sooner.
+        Arrays can be played back to back; see `plan` for `quick_start`.
         """
-        from kokoro_onnx.chunker import split_phonemes
-
-        if not 0.5 <= speed <= 2.0:
-            raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
-        lang = lang or g2p_language(voice, piece)
-        phonemes = self.phonemes(piece, lang)
-        style = self._style(voice)
-        batches = split_phonemes(phonemes, self.options.max_call_tokens)
-        if quick_start and batches:
-            batches[:1] = split_first_clause(batches[0])
-        for batch in batches:
-            if not self._kokoro.tokenizer.tokenize(batch):
-                continue  # nothing the model can say (symbols only)
-            audio, _ = self._kokoro.create(
-                batch,
-                voice=style,
-                speed=speed,
-                is_phonemes=True,
-                trim=True,
-                sentence_pause=0.0,
-                clause_pause=0.0,
-            )
-            pcm = to_pcm16(audio)
-            pause = silence(pause_after(batch) / speed)
-            yield np.concatenate([pcm, pause])
+        for call in self.plan(piece, voice, speed, lang, quick_start):
+            yield self.run(call)
 
     def warm_up(self) -> None:
         """The first call is slower (allocations, kernels); pay it before a user waits."""

@@ -1,0 +1,58 @@
+"""Where the first call of an utterance ends: a phrase a speaker could breathe after."""
+
+from __future__ import annotations
+
+import pytest
+
+from wyoming_kokoro.phrases import first_phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "head"),
+    [
+        # before a conjunction or a preposition, once three words are said
+        ("The weather today is sunny and warm with a light breeze.", "The weather today is sunny"),
+        ("The quick brown fox jumps over the lazy dog.", "The quick brown fox jumps"),
+        ("Here is a quick overview of your home this evening.", "Here is a quick overview"),
+        # after a clause mark
+        ("When you get home tonight, the heating will be on.", "When you get home tonight,"),
+        (
+            "The washing machine has finished, please empty it soon.",
+            "The washing machine has finished,",
+        ),
+        (
+            "Okay, the front door is locked and the porch light is on.",
+            "Okay, the front door is locked",
+        ),
+        # a whole short sentence first, when short ones were joined into one piece
+        ("Lights are on. The door is locked and the alarm is set.", "Lights are on."),
+        (
+            "Text to speech is a fascinating field. Modern models sound natural.",
+            "Text to speech is a fascinating field.",
+        ),
+    ],
+)
+def test_the_opening_phrase_ends_where_a_speaker_breathes(text: str, head: str) -> None:
+    cut = first_phrase(text)
+    assert cut is not None and cut[0] == head
+    assert f"{cut[0]} {cut[1]}" == text  # nothing lost, nothing added
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Someone is at the front door.",  # "at" comes after two words only
+        "The front door is locked.",  # no place to breathe
+        "Turn on the lights and",  # a one-word tail would be said alone
+        "The living room temperature is twenty one degrees.",  # nothing opens a phrase
+        "Good morning! It is a little cloudy outside right now.",  # "Good morning!" is 2 words
+        "",
+    ],
+)
+def test_short_or_unbreakable_sentences_stay_whole(text: str) -> None:
+    assert first_phrase(text) is None
+
+
+def test_the_head_never_cuts_an_adjective_from_its_noun() -> None:
+    cut = first_phrase("Your new blue electric car is charging in the garage tonight.")
+    assert cut == ("Your new blue electric car is charging", "in the garage tonight.")

@@ -1,0 +1,55 @@
+"""The first phrase of a piece: what a listener who is waiting hears first.
+
+Model time grows with the length of a call, so the first audio of an utterance
+comes sooner when its first call says only the opening phrase of the sentence.
+The cut must fall where a speaker could breathe: after a clause mark, or before a
+word that opens a phrase (a conjunction, a preposition, a relative pronoun),
+never inside "the front door". Under about three words Kokoro sounds rushed, so a
+sentence with no such place is spoken whole.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The opening phrase needs this much to sound natural (REFERENCE §4: < ~15 tokens is weak).
+MIN_HEAD_WORDS = 3
+MIN_HEAD_CHARS = 14
+# Past this the head is no quicker than the sentence was: speak it whole.
+MAX_HEAD_WORDS = 9
+# A tail of one word would be spoken alone, flat: keep it with the head.
+MIN_TAIL_WORDS = 2
+
+# Words that open a phrase in English: a cut just before one sounds like a pause
+# the speaker chose. Articles and adjectives are absent on purpose.
+_OPENERS = """
+and but or nor so yet because although though while whereas unless until since
+if when whenever where wherever after before once as than that which who whom whose
+to of for with without within in on at from by into onto about above below under
+over across through during between against among around behind beyond near
+"""
+_PHRASE_OPENERS = frozenset(_OPENERS.split())
+# A sentence or clause mark at the end of a word (before closing quotes).
+_MARK = re.compile(r"[,;:—–.!?…][\"')\]”’]*$")
+_WORD = re.compile(r"\S+")
+
+
+def first_phrase(text: str) -> tuple[str, str] | None:
+    """Split `text` into (opening phrase, rest), or None when it is best spoken whole."""
+    spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+    if len(spans) < MIN_HEAD_WORDS + MIN_TAIL_WORDS:
+        return None
+    last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_TAIL_WORDS)
+    for count in range(MIN_HEAD_WORDS, last_head + 1):
+        end = spans[count - 1][1]
+        if end < MIN_HEAD_CHARS:
+            continue
+        previous, following = spans[count - 1][2], spans[count][2]
+        opener = following.lower().strip("\"'(“‘")
+        if _ends_mark(previous) or opener in _PHRASE_OPENERS:
+            return text[:end].strip(), text[spans[count][0] :].strip()
+    return None
+
+
+def _ends_mark(word: str) -> bool:
+    return _MARK.search(word) is not None
