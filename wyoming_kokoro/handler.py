@@ -80,6 +80,7 @@ class Utterance:
         """audio-start now (so it precedes any later answer), then audio as it comes."""
         await self._handler.write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
         self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
+        self._handler.utterance = self
 
     def add_text(self, text: str) -> None:
         self._chars += len(text)
@@ -130,11 +131,20 @@ class KokoroHandler:
         self.client_id = client_id
         self._write_lock = asyncio.Lock()
         self._streaming: Utterance | None = None
+        self.utterance: Utterance | None = None  # the latest one begun: its sender ends with us
 
     async def write(self, event: Event) -> None:
         # The sender task and the event loop both write: keep events whole.
         async with self._write_lock:
-            await async_write_event(event, self.writer)
+            try:
+                # A client that stops reading holds its audio in our buffers: give up on it.
+                await asyncio.wait_for(
+                    async_write_event(event, self.writer), self.config.idle_seconds
+                )
+            except asyncio.TimeoutError:
+                # close() would wait for the unread audio to be flushed: forever.
+                self.writer.transport.abort()
+                raise ConnectionError("the client stopped reading") from None
 
     async def run(self) -> None:
         """Read events until the client leaves, misbehaves or a request fails."""
@@ -153,8 +163,8 @@ class KokoroHandler:
             await self._fail(str(err), "bad-request")
         except SynthesisError as err:
             await self._fail(str(err), "synthesis-failed")
-        except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError):
-            _LOGGER.debug("Client %d went away", self.client_id)
+        except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
+            _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
         finally:
             await self._close()
 
@@ -166,7 +176,7 @@ class KokoroHandler:
 
     async def _close(self) -> None:
         self.scheduler.cancel(self.client_id)
-        sender = self._streaming.sender if self._streaming else None
+        sender = self.utterance.sender if self.utterance else None
         if sender is not None and not sender.done():
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -184,6 +194,8 @@ class KokoroHandler:
         elif SynthesizeStart.is_type(event.type):
             if self._streaming is not None:
                 raise ProtocolError("synthesize-start while a stream is already open")
+            # Text is on its way: a cold worker starts loading while the LLM writes it.
+            self.scheduler.prepare()
             self._streaming = Utterance(self, SynthesizeStart.from_event(event).voice)
             await self._streaming.begin()
         elif SynthesizeChunk.is_type(event.type):

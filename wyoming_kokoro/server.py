@@ -7,6 +7,7 @@ import contextlib
 import itertools
 import logging
 import signal
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from .wire import MAX_HEADER_BYTES, Limits, linger_close
 from .worker import WorkerConfig
 
 _LOGGER = logging.getLogger(__name__)
+
+SEND_BUFFER_BYTES = 64 * 1024
 
 
 def _prepare_assets(settings: Settings) -> Assets:
@@ -77,6 +80,7 @@ async def serve(settings: Settings) -> None:
             _LOGGER.warning("Refusing a connection: %d already open", len(handlers))
             await refuse(reader, writer, f"too many connections (limit {settings.max_connections})")
             return
+        _bound_send_buffer(writer)
         handler = KokoroHandler(reader, writer, config, scheduler, next(client_ids))
         task = asyncio.current_task()
         assert task is not None
@@ -107,6 +111,15 @@ async def serve(settings: Settings) -> None:
         if discovery is not None:
             await discovery.stop()
         await scheduler.stop()
+
+
+def _bound_send_buffer(writer: asyncio.StreamWriter) -> None:
+    # The kernel would grow a silent client's send buffer to megabytes of audio;
+    # 64 kB (0.7 s of speech) keeps a reading client's pipe just as full.
+    sock = writer.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
 
 
 async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, text: str) -> None:
