@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fmt import Record, goal, mb, num, ratio, sec, speech, table
+from report_latency import latency_sections
 from report_load import load_sections
 from report_server import server_sections
 
@@ -121,6 +122,7 @@ def render(machine: Record, records: dict[str, Record]) -> str:
         "### B. Server over Wyoming (real server, real `wyoming` client, 127.0.0.1)\n",
         *server_sections(records),
         *load_sections(records),
+        *latency_sections(records),
         "### Conditions\n",
         table(
             [

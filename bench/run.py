@@ -40,6 +40,10 @@ ORDER = (
     "sequence4",
     "clients4",
     "llm_stream",
+    "cold_start",
+    "model_load",
+    "first_phrase",
+    "wyoming_bench",
 )
 POLL_S = 0.05
 Record = dict[str, Any]
@@ -49,10 +53,16 @@ Sample = tuple[float, dict[str, float]]
 def run_in_process(name: str, quick: bool) -> None:
     """Child side: run one scenario and print its result as one JSON line."""
     import scenarios_core
+    import scenarios_latency
     import scenarios_load
     import scenarios_server
 
-    every = {**scenarios_core.SCENARIOS, **scenarios_server.SCENARIOS, **scenarios_load.SCENARIOS}
+    every = {
+        **scenarios_core.SCENARIOS,
+        **scenarios_server.SCENARIOS,
+        **scenarios_load.SCENARIOS,
+        **scenarios_latency.SCENARIOS,
+    }
     scenario = every[name]
     print("RESULT " + json.dumps(scenario(quick)), flush=True)
 

@@ -112,3 +112,25 @@ def long_text(chars: int) -> str:
     text = "\n\n".join(paragraphs)
     end = text.find(". ", chars)
     return text if end < 0 else text[: end + 1]
+
+
+# Held-out sentences for the first-phrase trade (C3): not used by any test, in the
+# style of assistant answers, most with a place to breathe in their first words.
+HELD_OUT = (
+    "The weather today is sunny and warm with a light breeze from the west.",
+    "Your flight to Chicago leaves at seven in the morning from gate twelve.",
+    "I turned off the lights in the kitchen and closed the blinds upstairs.",
+    "The temperature in the nursery dropped below eighteen degrees an hour ago.",
+    "Your sister called while you were out and left a message about dinner.",
+    "The dishwasher will finish in twenty minutes, so you can empty it before bed.",
+    "When you leave the house, remember that the back window is still open.",
+    "The mail carrier dropped off two letters and a small package for you.",
+    "All of the downstairs doors are locked, but the garage door is still open.",
+    "Tomorrow will be cloudy with a chance of rain after three in the afternoon.",
+    "The robot vacuum got stuck under the sofa in the living room again.",
+    "Your coffee is ready, and the kettle has boiled for your morning tea.",
+    "The front porch camera saw a delivery van stop outside the house.",
+    "I have added milk, eggs and bread to your shopping list for Saturday.",
+    "The heating in the bedroom will switch off at eleven to save energy.",
+    "Someone rang the doorbell while you were in the shower a moment ago.",
+)

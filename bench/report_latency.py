@@ -1,0 +1,127 @@
+"""Section C of RESULTS.md: the cold path, the model load, the first phrase, wyoming-bench."""
+
+from __future__ import annotations
+
+import statistics
+
+from fmt import Record, goal, num, ratio, result, sec, table
+
+
+def _mean(values: list[float]) -> float:
+    values = [v for v in values if v == v]  # drop NaN (no pitch found)
+    return statistics.fmean(values) if values else float("nan")
+
+
+def _cold(r: Record) -> list[str]:
+    rows = [
+        [
+            "`synthesize`" if mode == "synth" else "streaming (worker starts at synthesize-start)",
+            sec(r[f"warm_{mode}"]),
+            sec(r[f"cold_{mode}"]),
+            sec(r[f"cold_{mode}"] - r[f"warm_{mode}"]),
+            ratio(r[f"warm_{mode}"], r["kokoro_create"]),
+        ]
+        for mode in ("synth", "stream")
+    ]
+    delta = max(r["cold_synth"] - r["warm_synth"], r["cold_stream"] - r["warm_stream"])
+    return [
+        f"#### C1. Cold vs warm: “{r['text']}” (median of {r['rounds']} rounds)\n",
+        table(["HA call", "warm", "cold", "cold − warm", "warm / kokoro-onnx `create()`"], rows),
+        f"kokoro-onnx `create()` on the same sentence, model loaded: {sec(r['kokoro_create'])}. "
+        f"Worker ready (model loaded and text side warmed) {sec(r['engine_ready_s'])} after "
+        f"it starts. Cold ≤ warm + 0.5 s: {goal(delta <= 0.5, 'goal')}.\n",
+    ]
+
+
+def _load(r: Record) -> list[str]:
+    rows = [
+        [
+            label,
+            sec(r[key]["imports"]),
+            sec(r[key]["engine"]),
+            sec(r[key]["first_call"]),
+            sec(r[key]["imports"] + r[key]["engine"] + r[key]["first_call"]),
+        ]
+        for key, label in (("onnx", "the .onnx file"), ("copy", "the ORT-format copy"))
+    ]
+    return [
+        f"#### C2. A fresh process until it speaks (median of {r['rounds']})\n",
+        table(["model loaded from", "imports", "engine ready", "first call", "total"], rows),
+        "“Engine ready” includes the text side's first use, which overlaps the model load. "
+        f"The copy saves {sec(r['onnx']['engine'] - r['copy']['engine'])} per burst.\n",
+    ]
+
+
+def _phrase(r: Record) -> list[str]:
+    rows = r["rows"]
+    cut = [row for row in rows if row["cut"]]
+    seams = [row["seam"] for row in cut if row.get("seam")]
+    gaps = [gap for row in rows for gap in row["word_gaps"]]
+    wer_quick = _mean([row["wer_quick"] for row in rows])
+    wer_whole = _mean([row["wer_whole"] for row in rows])
+    table_rows = [
+        [
+            "first call, median over sentences",
+            sec(statistics.median(row["first_call_quick"] for row in rows)),
+            sec(statistics.median(row["first_call_whole"] for row in rows)),
+        ],
+        ["recognizer WER, mean", num(wer_quick, 3), num(wer_whole, 3)],
+        [
+            "pitch jump at the seam / at the model's own pauses",
+            num(_mean([s["semitones"] for s in seams]), 1, " st"),
+            num(_mean([g["semitones"] for g in gaps]), 1, " st"),
+        ],
+        [
+            "loudness jump at the seam / at the model's own pauses",
+            num(_mean([s["db"] for s in seams]), 1, " dB"),
+            num(_mean([g["db"] for g in gaps]), 1, " dB"),
+        ],
+    ]
+    return [
+        f"#### C3. The opening phrase as its own call ({len(rows)} held-out sentences, "
+        f"{len(cut)} cut)\n",
+        table(["", "opening phrase first", "whole sentence"], table_rows),
+        f"WER change {num(wer_quick - wer_whole, 3)}: "
+        f"{goal(wer_quick - wer_whole <= 0.02, 'goal ≤ +0.02')}.\n",
+    ]
+
+
+def _bench(r: Record) -> list[str]:
+    modes = r["modes"]
+    rows = [
+        [
+            "`synthesize`" if mode == "non_streaming" else "streaming",
+            f"{sec(m['first_mean'])} / {sec(m['first_p95'])}",
+            sec(m["total_mean"]),
+            sec(m["audio_mean"], 1),
+            str(m["n"]),
+            str(m["errors"]),
+        ]
+        for mode, m in modes.items()
+    ]
+    first = max(m["first_mean"] for m in modes.values())
+    gap = modes["streaming"]["total_mean"] / modes["non_streaming"]["total_mean"]
+    return [
+        f"#### C4. wyoming-bench 2026.10.0, 4 default texts × {r['rounds']} rounds, warm\n",
+        table(["mode", "first audio mean / p95", "total mean", "audio", "runs", "errors"], rows),
+        f"kokoro-onnx `create()` on the same texts (whole audio, model loaded): mean "
+        f"{sec(r['kokoro_create_mean'])}. First audio mean ≤ 0.8 s in both modes: "
+        f"{goal(first <= 0.8, 'goal')}; streaming total / `synthesize` total "
+        f"{ratio(modes['streaming']['total_mean'], modes['non_streaming']['total_mean'])}: "
+        f"{goal(gap <= 1.05, 'goal ≤ 1.05')}.\n",
+    ]
+
+
+def latency_sections(records: dict[str, Record]) -> list[str]:
+    out = []
+    for name, render in (
+        ("cold_start", _cold),
+        ("model_load", _load),
+        ("first_phrase", _phrase),
+        ("wyoming_bench", _bench),
+    ):
+        if r := result(records, name):
+            out += render(r)
+    if out:
+        out.insert(0, "### C. Latency: the cold path, the first phrase, wyoming-bench\n")
+    return out

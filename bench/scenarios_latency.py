@@ -1,0 +1,192 @@
+"""Scenarios C1-C4: the cold path, the model load, the first phrase, and wyoming-bench.
+
+C1 cold_start    one short sentence over Wyoming: cold (after the idle unload) vs warm
+C2 model_load    a fresh process until the engine is ready: .onnx vs the ORT-format copy
+C3 first_phrase  the opening phrase as its own call: first-call time, WER, seams
+C4 wyoming_bench the third-party benchmark's 4 texts, both modes, against our server
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+import seams
+import texts
+from client import VOICE, Server, request
+from scenarios_core import LANG, load_engine
+
+Result = dict[str, Any]
+DOOR = "Someone is at the front door."
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _create_time(engine: Any, text: str, reps: int) -> float:
+    """Median seconds of one kokoro-onnx `create()` of `text` (model loaded, warm)."""
+    times = []
+    for _ in range(reps):
+        started = time.monotonic()
+        engine._kokoro.create(text, voice=VOICE, lang=LANG)
+        times.append(time.monotonic() - started)
+    return _median(times)
+
+
+def cold_start(quick: bool) -> Result:
+    """C1: first audio of one short sentence, cold vs warm, both HA call styles."""
+    rounds = 2 if quick else 5
+    runs: dict[str, list[float]] = {"cold_synth": [], "cold_stream": [], "warm_synth": []}
+    runs["warm_stream"] = []
+    loads: list[float] = []
+    with Server("--idle-timeout", "1") as server:
+        for _ in range(rounds):
+            for mode in ("synth", "stream"):
+                assert server.wait_for(lambda: server.workers() == [], 30)
+                cold = asyncio.run(request(server.uri, DOOR, mode == "stream"))
+                warm = asyncio.run(request(server.uri, DOOR, mode == "stream"))
+                runs[f"cold_{mode}"].append(cold.first_audio or float("nan"))
+                runs[f"warm_{mode}"].append(warm.first_audio or float("nan"))
+        for line in server.log:
+            if "Model loaded in" in line:
+                loads.append(float(line.split("Model loaded in")[1].split()[0]))
+    engine = load_engine()
+    return {
+        "text": DOOR,
+        "rounds": rounds,
+        **{key: _median(values) for key, values in runs.items()},
+        "all": runs,
+        "engine_ready_s": _median(loads),
+        "kokoro_create": _create_time(engine, DOOR, 5),
+    }
+
+
+_LOAD_PROBE = """
+import json, sys, time
+began = time.monotonic()
+from wyoming_kokoro.assets import resolve
+from wyoming_kokoro.engine import Engine, EngineOptions
+imported = time.monotonic()
+engine = Engine(resolve(None, None, []), EngineOptions(optimized_copy=sys.argv[1] == "copy"))
+ready = time.monotonic()
+list(engine.speak("Someone is at the front door.", engine.voice("jm_kumo"), lang="en-us"))
+print(json.dumps({"imports": imported - began, "engine": ready - imported,
+                  "first_call": time.monotonic() - ready}))
+"""
+
+
+def model_load(quick: bool) -> Result:
+    """C2: a fresh Python process until the engine is ready, then its first call."""
+    rounds = 3 if quick else 7
+    found: dict[str, list[dict[str, float]]] = {"onnx": [], "copy": []}
+    for _ in range(rounds):
+        for variant in found:  # alternate, so load drifts hit both alike
+            out = subprocess.run(
+                [sys.executable, "-c", _LOAD_PROBE, variant],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            found[variant].append(json.loads(out.splitlines()[-1]))
+    return {
+        variant: {key: _median([r[key] for r in rows]) for key in rows[0]}
+        for variant, rows in found.items()
+    } | {"rounds": rounds}
+
+
+def first_phrase(quick: bool) -> Result:
+    """C3: what speaking the opening phrase alone costs and gains, on held-out sentences."""
+    from conftest import Recognizer, wer
+
+    engine = load_engine()
+    spec = engine.voice(VOICE)
+    recognizer = Recognizer()
+    sentences = texts.HELD_OUT[: 6 if quick else None]
+    rows = []
+    for sentence in sentences:
+        quick_calls = engine.plan(sentence, spec, lang=LANG, quick_start=True)
+        whole_calls = engine.plan(sentence, spec, lang=LANG)
+        times = {"quick": [], "whole": []}
+        for _ in range(3):
+            for key, calls in (("quick", quick_calls), ("whole", whole_calls)):
+                started = time.monotonic()
+                engine.run(calls[0])
+                times[key].append(time.monotonic() - started)
+        quick_audio = [engine.run(call) for call in quick_calls]
+        whole_audio = np.concatenate([engine.run(call) for call in whole_calls])
+        row = {
+            "text": sentence,
+            "cut": len(quick_calls) > len(whole_calls),
+            "first_call_quick": _median(times["quick"]),
+            "first_call_whole": _median(times["whole"]),
+            "wer_quick": wer(sentence, recognizer.transcribe(np.concatenate(quick_audio))),
+            "wer_whole": wer(sentence, recognizer.transcribe(whole_audio)),
+        }
+        if row["cut"]:
+            row["seam"] = seams.jump(quick_audio[0], quick_audio[1])
+        row["word_gaps"] = seams.gap_jumps(whole_audio)
+        rows.append(row)
+    return {"rows": rows}
+
+
+def wyoming_bench(quick: bool) -> Result:
+    """C4: wyoming-bench's default texts, both modes, 5 rounds, against a warm server."""
+    from wyoming.tts import SynthesizeVoice
+    from wyoming_bench.tts.bench import bench_server
+    from wyoming_bench.tts.texts import DEFAULT_TEXTS
+
+    rounds = 2 if quick else 5
+    with Server("--idle-timeout", "600") as server:
+        port = server.port
+        asyncio.run(request(server.uri, DOOR, False))  # the worker is loaded: "warm"
+        measured = asyncio.run(
+            bench_server(
+                "127.0.0.1",
+                port,
+                list(DEFAULT_TEXTS),
+                ["non_streaming", "streaming"],
+                SynthesizeVoice(name=VOICE),
+                None,
+                rounds,
+                1,
+                False,
+                0.0,
+                10.0,
+                120.0,
+                unique=True,
+            )
+        )
+    modes: Result = {}
+    for mode in ("non_streaming", "streaming"):
+        ok = [m for m in measured if m.mode == mode and m.ok]
+        first = sorted(m.ttft_s for m in ok)
+        modes[mode] = {
+            "n": len(ok),
+            "errors": sum(m.mode == mode and not m.ok for m in measured),
+            "first_mean": statistics.fmean(first),
+            "first_p95": first[max(0, round(0.95 * len(first)) - 1)],
+            "total_mean": statistics.fmean(m.total_s for m in ok),
+            "audio_mean": statistics.fmean(m.audio_duration_s for m in ok),
+            "by_text": {
+                text[:40]: statistics.fmean(m.ttft_s for m in ok if m.text.startswith(text))
+                for text in DEFAULT_TEXTS
+            },
+        }
+    engine = load_engine()
+    create = [_create_time(engine, text, 3) for text in DEFAULT_TEXTS]
+    return {"rounds": rounds, "modes": modes, "kokoro_create_mean": statistics.fmean(create)}
+
+
+SCENARIOS = {
+    "cold_start": cold_start,
+    "model_load": model_load,
+    "first_phrase": first_phrase,
+    "wyoming_bench": wyoming_bench,
+}
