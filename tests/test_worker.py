@@ -157,3 +157,19 @@ def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
     fatal = receive(proc)
     assert isinstance(fatal, Fatal) and "cannot load the model" in fatal.text
     assert proc.wait(timeout=30) == 1
+
+
+def test_calls_are_cut_smaller_on_request(worker, recognizer) -> None:
+    # While other clients wait, the scheduler asks for shorter calls; the words
+    # all come, in more calls.
+    send(worker, Piece(30, LONG, "jm_kumo", 1.0, "en-us", False))
+    calls = []
+    while isinstance(reply := receive(worker), Audio):
+        calls.append(reply.pcm)
+        if not reply.more:
+            break
+        send(worker, Next(30, limit=40))
+    whole = speak(worker, 31, LONG, first=False)
+    sizes = [len(c) for c in calls], [len(c) for c in whole]
+    assert len(calls) > len(whole) and max(map(len, calls[1:])) < len(whole[1]), sizes
+    assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3

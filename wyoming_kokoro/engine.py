@@ -143,6 +143,14 @@ class Engine:
                     calls.append(Call(batch, voice, speed))
         return calls
 
+    def shorten(self, call: Call, limit: int) -> list[Call]:
+        """`call` as calls of at most `limit` phonemes, cut between words."""
+        from kokoro_onnx.chunker import split_phonemes
+
+        if len(call.phonemes) <= limit:
+            return [call]
+        return [Call(part, call.voice, call.speed) for part in split_phonemes(call.phonemes, limit)]
+
     def run(self, call: Call) -> np.ndarray:
         """One model call: int16 audio ending with the pause its punctuation calls for."""
         audio, _ = self._kokoro.create(

@@ -7,7 +7,7 @@ model at the next call rather than after a whole piece:
 
     scheduler → worker   Setup        once, first: the worker's configuration
                          Piece        plan a piece of text, then speak its first call
-                         Next         speak the next call of a piece
+                         Next         speak the next call of a piece (shorter if asked)
                          Drop         forget a piece (its client went away)
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
@@ -67,6 +67,7 @@ class Piece(Message):
 class Next(Message):
     type: ClassVar[str] = "next"
     id: int
+    limit: int | None = None  # others wait: say at most this many phonemes now
 
 
 @dataclass(frozen=True)

@@ -99,17 +99,19 @@ class _Worker:
                     message.text, voice, message.speed, message.lang, quick_start=message.first
                 )
                 self._plans[job_id] = deque(plan)
-            self._speak_next(job_id)
+            self._speak_next(job_id, message.limit if isinstance(message, Next) else None)
         except (ValueError, KeyError, RuntimeError) as err:  # VoiceError is a ValueError
             # A bad piece of text must not end the burst for everyone else.
             _LOGGER.warning("Piece %s failed: %s", job_id, err)
             self._plans.pop(job_id, None)
             self.send(Failed(job_id, str(err)))
 
-    def _speak_next(self, job_id: int) -> None:
+    def _speak_next(self, job_id: int, limit: int | None = None) -> None:
         calls = self._plans.get(job_id)
         if calls is None:
             raise KeyError(f"no piece {job_id} in progress")
+        if limit and calls:
+            calls.extendleft(reversed(self._engine.shorten(calls.popleft(), limit)))
         pcm = self._engine.run(calls.popleft()).tobytes() if calls else b""
         if not calls:
             del self._plans[job_id]
