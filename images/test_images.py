@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Names, addon_tests, report, tools
+import yaml
+from conftest import ROOT, Names, addon_tests, report, tools
 from podman import Container, image_inspect, podman, run_once, volume_path
 from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
@@ -313,6 +314,7 @@ def test_downloaded_model_survives_a_new_container(
     tmp_path: Path,
     model_server: ModelServer,
     model_dir: Path,
+    recognizer: Any,
 ) -> None:
     data = names("data")
     podman("volume", "create", data)
@@ -326,7 +328,7 @@ def test_downloaded_model_survives_a_new_container(
     ) as first:
         logs = first.logs()
         assert f"/{INT8}" in model_server.requests
-        assert f"Using model kokoro-v1.0 int8 (/data/{INT8}" in logs or f"/data/{INT8}" in logs
+        assert f"Using model /data/{INT8}" in logs, logs
     downloaded = Path(volume_path(data)) / INT8
     assert downloaded.stat().st_size == (model_dir / INT8).stat().st_size
     assert downloaded.read_bytes() == (model_dir / INT8).read_bytes()
@@ -337,36 +339,84 @@ def test_downloaded_model_survives_a_new_container(
     ) as second:
         logs = second.logs()
         assert len([r for r in model_server.requests if r == f"/{INT8}"]) == asked_before
-        assert f"/data/{INT8}" in logs, logs
-        info = asyncio.run(describe())
-        assert info.tts and info.tts[0].installed
+        assert f"Using model /data/{INT8}" in logs, logs
+        # And it speaks with it.
+        reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
+        heard = recognizer.transcribe(reply.audio)
+        assert tools.wer(SENTENCE, heard) <= 0.25, heard
 
 
-def test_zeroconf_on_the_host_network(images: dict[str, str], names: Names, tmp_path: Path) -> None:
-    from zeroconf import DNSQuestionType
-    from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+def compose_run_flags(service: dict[str, Any], names: Names) -> tuple[list[str], dict[str, str]]:
+    """The podman run flags that docker compose would use for this service (the keys
+    docker-compose.yml uses; any other key fails the test rather than being ignored)."""
+    known = {"build", "image", "network_mode", "volumes", "command", "restart", "read_only"}
+    known |= {"tmpfs", "stop_grace_period"}
+    assert set(service) <= known, f"translate these compose keys too: {set(service) - known}"
+    assert service["network_mode"] == "host"
+    flags: list[str] = []
+    if service.get("read_only"):
+        flags += ["--read-only", "--read-only-tmpfs=false"]
+    tmpfs = service.get("tmpfs", [])
+    for path in [tmpfs] if isinstance(tmpfs, str) else tmpfs:
+        flags += ["--tmpfs", path]
+    volumes = {}
+    for volume in service["volumes"]:
+        source, target = volume.split(":")[:2]
+        assert not source.startswith((".", "/")), "only named volumes are used by default"
+        volumes[names(source)] = target
+    return flags, volumes
 
-    name = "kokoro-image-test"
-    extra = ["--zeroconf", name, "--zeroconf-address", "127.0.0.1"]
-    extra += ["--zeroconf-interface", "127.0.0.1"]
+
+def test_compose_service_with_zeroconf(
+    images: dict[str, str], names: Names, recognizer: Any
+) -> None:
+    """docker-compose.yml's service as compose would run it: host network, the data
+    volume, a read-only root, zeroconf, the image's non-root user."""
+    from zeroconf import ServiceStateChange
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    (service,) = compose["services"].values()
+    flags, volumes = compose_run_flags(service, names)
+    command = [str(arg) for arg in service["command"]]
     service_type = "_wyoming._tcp.local."
 
-    async def lookup() -> AsyncServiceInfo | None:
-        browser = AsyncZeroconf(interfaces=["127.0.0.1"])
-        try:
-            info = AsyncServiceInfo(service_type, f"{name}.{service_type}")
-            found = await info.async_request(
-                browser.zeroconf, 5000, question_type=DNSQuestionType.QM
-            )
-            return info if found else None
-        finally:
-            await browser.async_close()
+    async def browse() -> list[AsyncServiceInfo]:
+        # Only loopback exists in this network namespace: mDNS stays on it.
+        zc = AsyncZeroconf(interfaces=["127.0.0.1"])
+        seen: list[str] = []
 
-    with start_server("standalone", images["standalone"], names, tmp_path, extra=extra):
-        info = asyncio.run(lookup())
-        assert info is not None, "the container's service was not found on 127.0.0.1"
-        assert info.port == PORT
-        assert "127.0.0.1" in info.parsed_addresses()
+        def on_change(name: str, state_change: ServiceStateChange, **_: Any) -> None:
+            if state_change is ServiceStateChange.Added:
+                seen.append(name)
+
+        browser = AsyncServiceBrowser(zc.zeroconf, service_type, handlers=[on_change])
+        try:
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.1)
+            found = []
+            for name in seen:
+                info = AsyncServiceInfo(service_type, name)
+                if await info.async_request(zc.zeroconf, 3000):
+                    found.append(info)
+            return found
+        finally:
+            await browser.async_cancel()
+            await zc.async_close()
+
+    with Container.start(
+        names("compose"), images["standalone"], command, volumes=volumes, flags=flags
+    ) as container:
+        container.wait_for_log(READY, 90)
+        found = asyncio.run(browse())
+        assert [info.port for info in found] == [PORT], found
+        assert found[0].parsed_addresses(), "no address advertised"
+        reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
+        assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert {uid for uid, _ in process_uids(container).values()} == {USERS["standalone"]}
+        assert container.exec("touch", "/probe").returncode != 0, "root is not read-only"
 
 
 # --------------------------------------------------------------------------- aarch64
