@@ -21,6 +21,7 @@ from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
 from wyoming_io import run, stream, synthesize
 
+from wyoming_kokoro.audio import pause_after
 from wyoming_kokoro.g2p import Phonemizer, reading_language
 from wyoming_kokoro.normalize import normalize
 from wyoming_kokoro.text import split_text
@@ -143,6 +144,13 @@ def test_every_phoneme_is_in_kokoros_vocabulary(phonemize) -> None:
         assert set(say(phonemize, text)) - {" "} <= set(vocab), text
 
 
+def test_pauses_follow_japanese_marks_and_closing_quotes() -> None:
+    assert pause_after("“hai” to iʔta.”") == 0.25  # 「」 become “” in phonemes
+    assert pause_after("本当ですか？」") == 0.25
+    assert pause_after("はい、") == 0.1
+    assert pause_after("kʲoː βa") == 0.0
+
+
 def test_sentences_split_at_japanese_marks_without_spaces() -> None:
     text = "玄関のドアが開いています。窓も開いています！本当ですか？はい、確認してください。"
     pieces = split_text(text, "ja")
@@ -158,6 +166,7 @@ build_info(("jm_kumo", "zf_xiaobei"), True)
 heavy = ("pyopenjtalk", "jieba", "cn2an", "pypinyin")
 print(sorted(m for m in heavy if m in sys.modules))
 from kokoro_onnx.tokenizer import Tokenizer
+from wyoming_kokoro.audio import pause_after
 from wyoming_kokoro.g2p import Phonemizer, reading_language
 from wyoming_kokoro.normalize import normalize
 p = Phonemizer(Tokenizer().phonemize)
