@@ -126,7 +126,7 @@ def test_sentences_split_at_chinese_marks_without_spaces() -> None:
     assert len(pieces) >= 2
 
 
-SPOKEN = ["客厅的灯已经关了，前门也锁好了。", "明天会下雨吗？温度是25度。"]
+SPOKEN = ["客厅的灯已经关了，前门也锁好了。明天会下雨吗？温度是25度。"]
 
 
 def test_chinese_audio_is_speech_of_plausible_length(engine) -> None:

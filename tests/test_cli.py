@@ -183,7 +183,6 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, recognizer) -> None:
     [
         # The language follows the voice: a Japanese voice reads Japanese text.
         (["-v", "jf_alpha"], "玄関のドアが開いています。確認してください。"),
-        (["--lang", "ja"], "洗濯機が終わりました。午後3時に取り出してください。"),
         (["--lang", "zh"], "客厅的灯已经关了，前门也锁好了。"),
     ],
 )

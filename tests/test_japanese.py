@@ -207,14 +207,14 @@ def assert_japanese_speech(pcm: np.ndarray, text: str) -> None:
     assert 0.35 <= nuclei(pcm) / count <= 1.2, (text, nuclei(pcm), count)
 
 
-@pytest.mark.parametrize("voice", ["jm_kumo", "jf_alpha", "jf_nezumi"])
-def test_japanese_audio_is_speech_of_plausible_length(engine, voice: str) -> None:
+# The quickest and the slowest speaker of the five (the server test adds jf_alpha).
+@pytest.mark.parametrize(("voice", "text"), [("jm_kumo", SPOKEN[1]), ("jf_nezumi", SPOKEN[2])])
+def test_japanese_audio_is_speech_of_plausible_length(engine, voice: str, text: str) -> None:
     spec = engine.voice(voice)
-    for text in SPOKEN[1:]:
-        pcm = np.concatenate(
-            [a for piece in split_text(text, "ja") for a in engine.speak(piece, spec, lang="ja")]
-        )
-        assert_japanese_speech(pcm, text)
+    pcm = np.concatenate(
+        [a for piece in split_text(text, "ja") for a in engine.speak(piece, spec, lang="ja")]
+    )
+    assert_japanese_speech(pcm, text)
 
 
 async def describe(uri: str) -> Info:
