@@ -24,6 +24,21 @@ _LATIN = re.compile(r"[A-Za-z][A-Za-z'’\-]*(?:[ .][A-Za-z][A-Za-z'’\-]*)*")
 _TONE = re.compile(r"[1-5]$")
 
 
+def _three_three(finals: list[str]) -> list[str]:
+    """Two third tones in a row: the first becomes a second tone (五百 wǔ bǎi → wú bǎi).
+
+    Longer runs (九百九 jiǔ bǎi jiǔ) change by how the words group, which this cannot
+    see: they keep their tones.
+    """
+    three = [f.endswith("3") for f in finals]
+    out = list(finals)
+    for i in range(len(out) - 1):
+        alone = not (i > 0 and three[i - 1]) and not (i + 2 < len(out) and three[i + 2])
+        if three[i] and three[i + 1] and alone:
+            out[i] = out[i][:-1] + "2"
+    return out
+
+
 class ChineseG2P:
     """Normalized Mandarin text (numbers already in words) → Kokoro phonemes."""
 
@@ -55,6 +70,8 @@ class ChineseG2P:
                 out.append("".join(self._zh.py2ipa(s) for s in syllables))
                 continue
             spoken = self._sandhi.modified_tone(word, pos, finals)
+            if len(word) > 4:  # ToneSandhi leaves long words (numbers) alone: pairwise rule
+                spoken = _three_three(spoken)
             syllables = [
                 _TONE.sub(final[-1], syllable) if final[-1:].isdigit() else syllable
                 for syllable, final in zip(syllables, spoken, strict=True)
