@@ -142,6 +142,11 @@ def test_japanese_and_chinese_sentences_end_without_spaces() -> None:
     assert ready and "".join(ready + stream.finish()).replace(" ", "") == text
 
 
+def test_japanese_headings_and_list_items_end_with_a_japanese_full_stop() -> None:
+    pieces = split_text("**今日の天気**\n- 晴れのち曇り\n- 最高気温は28度", "ja")
+    assert "".join(pieces).replace(" ", "") == "今日の天気。晴れのち曇り。最高気温は28度。"
+
+
 def test_cjk_characters_count_double_and_clauses_cut_at_commas() -> None:
     clause = "東京都の天気は晴れのち曇りでしょう"
     text = "、".join([clause] * 12) + "。"

@@ -24,6 +24,10 @@ _DEGREE = re.compile(rf"({_NUM})\s?°")
 _MINUS = re.compile(r"(?<![A-Za-z0-9)])[-−](?=\d)")
 _RANGE = re.compile(r"(?<=\d)\s?[~〜～]\s?(?=\d)")
 _PLUS_MINUS = re.compile(r"±(?=\d)")
+_PLUS = re.compile(r"(?<![A-Za-z0-9)])\+(?=\d)")
+# OpenJTalk drops an ASCII full stop after Japanese (a heading that text.py closed,
+# text typed with half-width marks): the sentence would lose its pause.
+_PERIOD = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff）」』%])\.(?!\d)")
 # Units after a number that OpenJTalk misreads (it knows km, kg, kWh, Hz, W, %...).
 _UNITS = {"GB": "ギガバイト", "MB": "メガバイト", "KB": "キロバイト", "kB": "キロバイト"}
 _UNITS.update({"L": "リットル", "l": "リットル"})
@@ -62,5 +66,7 @@ def normalize_japanese(text: str) -> str:
     text = _DEGREE.sub(r"\1度", text)
     text = _UNIT.sub(lambda m: _UNITS[m.group(1)], text)
     text = _PLUS_MINUS.sub("プラスマイナス", text)
+    text = _PLUS.sub("プラス", text)
+    text = _PERIOD.sub("。", text)
     text = _MINUS.sub("マイナス", text)
     return _RANGE.sub("から", text)

@@ -158,7 +158,8 @@ class SentenceStream:
         if sentence and not re.search(r"\w", sentence):
             sentence = ""  # only punctuation or symbols: nothing to say
         if boundary and sentence and not _ENDS_SENTENCE.search(sentence):
-            sentence += "."  # headings and list items: pause as after a sentence
+            # Headings and list items: pause as after a sentence.
+            sentence += "。" if _WIDE.search(sentence[-1]) else "."
         text = f"{self._held} {sentence}".strip() if self._held else sentence
         self._held = ""
         if not text:
