@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from wyoming_kokoro.assets import Assets
-from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
 from wyoming_kokoro.worker import WorkerConfig
 
 
@@ -20,13 +20,21 @@ def _job(client: int, text: str) -> Job:
     return Job(client, text, "jm_kumo", 1.0, "en-us")
 
 
+def _speak_one_call(scheduler: Scheduler) -> Job | None:
+    """What the run loop does for a piece spoken in one model call."""
+    job = scheduler._next_job()
+    if job is not None:
+        scheduler._finished(job, None)
+    return job
+
+
 def test_a_newcomer_goes_before_the_client_just_served() -> None:
     scheduler = _scheduler()
     for n in range(4):
         scheduler.submit(_job(1, f"article {n}"))
-    assert scheduler._next_job().text == "article 0"  # in flight when the next one comes
+    assert _speak_one_call(scheduler).text == "article 0"  # in flight when the next one comes
     scheduler.submit(_job(2, "announcement"))
-    order = [scheduler._next_job().text for _ in range(4)]
+    order = [_speak_one_call(scheduler).text for _ in range(4)]
     assert order == ["announcement", "article 1", "article 2", "article 3"]
     assert scheduler._next_job() is None
 
@@ -38,7 +46,7 @@ def test_clients_take_turns_and_cancelled_jobs_are_skipped() -> None:
         scheduler.submit(_job(2, f"b{n}"))
         scheduler.submit(_job(3, f"c{n}"))
     scheduler.cancel(3)
-    order = [job.text for job in iter(scheduler._next_job, None)]
+    order = [job.text for job in iter(lambda: _speak_one_call(scheduler), None)]
     assert order == ["a0", "b0", "a1", "b1", "a2", "b2"]
 
 
@@ -47,5 +55,24 @@ def test_newcomers_arriving_together_go_shortest_first() -> None:
     scheduler.submit(_job(1, "A long answer about the weather for the whole week ahead."))
     scheduler.submit(_job(2, "Door open."))
     scheduler.submit(_job(3, "A medium reply, two clauses."))
-    order = [job.client for job in iter(scheduler._next_job, None)]
+    order = [job.client for job in iter(lambda: _speak_one_call(scheduler), None)]
     assert order == [2, 3, 1]
+
+
+def test_a_piece_keeps_its_place_between_its_calls_and_clients_alternate_per_call() -> None:
+    scheduler = _scheduler()
+    article = scheduler.submit(_job(1, "a long article piece"))
+    assert scheduler._next_job() is article  # its first call
+    scheduler.submit(_job(2, "announcement"))
+    assert scheduler._next_job().client == 2  # the newcomer takes the next call
+    assert scheduler._crowded  # and the article's calls get shorter meanwhile
+    assert scheduler._next_job() is article  # the article goes on where it was
+
+
+def test_a_client_with_too_much_unread_audio_waits() -> None:
+    scheduler = _scheduler()
+    scheduler.submit(_job(1, "a long article piece"))
+    scheduler._buffered[1] = MAX_BUFFERED_BYTES
+    assert scheduler._next_job() is None  # held back, not idle: the job is still queued
+    scheduler._consumed(1, 48_000)
+    assert scheduler._next_job().client == 1

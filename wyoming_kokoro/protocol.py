@@ -9,8 +9,10 @@ model at the next call rather than after a whole piece:
                          Piece        plan a piece of text, then speak its first call
                          Next         speak the next call of a piece (shorter if asked)
                          Drop         forget a piece (its client went away)
+                         Stop         end the burst (also: EOF on stdin)
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
+    waiting parent →     Exited       a forked worker ended (see workerproc.py)
 """
 
 from __future__ import annotations
@@ -77,6 +79,18 @@ class Drop(Message):
 
 
 @dataclass(frozen=True)
+class Stop(Message):
+    type: ClassVar[str] = "stop"
+
+
+@dataclass(frozen=True)
+class Exited(Message):
+    type: ClassVar[str] = "exited"
+    pid: int
+    code: int
+
+
+@dataclass(frozen=True)
 class Audio(Message):
     type: ClassVar[str] = "audio"
     id: int
@@ -92,7 +106,7 @@ class Failed(Message):
 
 
 _TYPES: dict[str, type[Message]] = {
-    cls.type: cls for cls in (Setup, Ready, Fatal, Piece, Next, Drop, Audio, Failed)
+    cls.type: cls for cls in (Setup, Ready, Fatal, Piece, Next, Drop, Stop, Exited, Audio, Failed)
 }
 
 

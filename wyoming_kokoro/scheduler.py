@@ -14,16 +14,14 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from wyoming.event import async_read_event, async_write_event
-
 from .memory import available_mb
-from .protocol import Audio, BadMessage, Drop, Failed, Message, Next, Piece, Ready, Setup, decode
+from .protocol import Audio, BadMessage, Drop, Exited, Failed, Next, Piece, Setup
 from .worker import WorkerConfig
+from .workerproc import ForkedWorker, SpawnedWorker, WorkerStartError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -79,6 +77,7 @@ class SchedulerOptions:
     idle_timeout: float  # seconds; 0 keeps the worker forever
     min_free_mb: int  # refuse to start a worker below this much available memory
     load_timeout: float = 180.0
+    prefork: bool = False  # fork workers from a waiting parent with the imports done
 
 
 class Scheduler:
@@ -93,7 +92,7 @@ class Scheduler:
         self._tick = 0
         self._wakeup = asyncio.Event()
         self._ids = itertools.count(1)
-        self._process: asyncio.subprocess.Process | None = None
+        self._worker = ForkedWorker() if options.prefork else SpawnedWorker()
         self._task: asyncio.Task[None] | None = None
         self._drops: list[int] = []  # started jobs whose client went away
         self._prestart = False
@@ -113,7 +112,7 @@ class Scheduler:
 
     def prepare(self) -> None:
         """A request is certain (its text is on the way): start the worker now."""
-        if self._process is None:
+        if self._worker.pid is None:
             self._prestart = True
             self._wakeup.set()
 
@@ -135,9 +134,7 @@ class Scheduler:
 
     @property
     def worker_pid(self) -> int | None:
-        if self._process is None or self._process.returncode is not None:
-            return None
-        return self._process.pid
+        return self._worker.pid
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -149,7 +146,7 @@ class Scheduler:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        await self._stop_worker()
+        await self._worker.close()
         for client in list(self._queues):
             for job in self._queues.pop(client):
                 job.chunks.put_nowait(SynthesisError("the server is shutting down"))
@@ -186,6 +183,11 @@ class Scheduler:
                 del self._queues[job.client]
 
     async def _run(self, preload: bool) -> None:
+        if isinstance(self._worker, ForkedWorker):
+            try:
+                await self._worker.prepare()
+            except WorkerStartError as err:
+                _LOGGER.error("%s; retrying at the first request", err)
         if preload:
             await self._ensure_worker_or_fail(warm_up=True)
         while True:
@@ -231,52 +233,27 @@ class Scheduler:
             )
         self.bursts += 1
         _LOGGER.info("Starting the worker (burst %d)", self.bursts)
+        setup = Setup(self._config.to_dict(), warm_up=warm_up)
         try:
-            self._process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "wyoming_kokoro.worker",
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                limit=1 << 24,
-            )
-            await self._send(Setup(self._config.to_dict(), warm_up=warm_up))
-            reply = await asyncio.wait_for(self._receive(), self._options.load_timeout)
-        except asyncio.TimeoutError:
-            await self._stop_worker()
-            raise SynthesisError("the voice model could not be loaded: it took too long") from None
-        except (OSError, BadMessage) as err:  # no fork (memory), a broken pipe, garbage
-            await self._stop_worker()
-            raise SynthesisError(f"the synthesis process could not start: {err}") from err
-        if not isinstance(reply, Ready):
-            text = getattr(reply, "text", None) or "the synthesis process died"
-            await self._stop_worker()
-            raise SynthesisError(f"the voice model could not be loaded: {text}")
-        _LOGGER.info("Worker %s ready", reply.pid)
-
-    async def _send(self, message: Message) -> None:
-        assert self._process is not None and self._process.stdin is not None
-        await async_write_event(message.event(), self._process.stdin)
-
-    async def _receive(self) -> Message | None:
-        assert self._process is not None and self._process.stdout is not None
-        event = await async_read_event(self._process.stdout)
-        return decode(event) if event is not None else None
+            ready = await self._worker.start(setup, self._options.load_timeout)
+        except WorkerStartError as err:
+            raise SynthesisError(str(err)) from err
+        _LOGGER.info("Worker %s ready", ready.pid)
 
     async def _call(self, job: Job) -> None:
         """One model call of `job`: its first (which plans the piece) or its next."""
         try:
             for dropped in self._drops:
-                await self._send(Drop(dropped))
+                await self._worker.send(Drop(dropped))
             self._drops.clear()
             _LOGGER.debug("Call for job %d of client %d", job.id, job.client)
             if job.started:
-                await self._send(Next(job.id, SHARED_CALL_TOKENS if self._crowded else None))
+                await self._worker.send(Next(job.id, SHARED_CALL_TOKENS if self._crowded else None))
             else:
                 job.started = True
                 piece = Piece(job.id, job.text, job.voice, job.speed, job.lang, job.first)
-                await self._send(piece)
-            reply = await self._receive()
+                await self._worker.send(piece)
+            reply = await self._worker.receive()
         except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
             reply = None
@@ -293,7 +270,7 @@ class Scheduler:
         if isinstance(reply, Failed) and reply.id == job.id:
             self._finished(job, SynthesisError(reply.text))
             return
-        code = await self._stop_worker()
+        code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
         _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)
         self._worker_lost(SynthesisError(f"the synthesis process died (exit code {code})"))
 
@@ -305,13 +282,4 @@ class Scheduler:
                 self._finished(queue[0], error)
 
     async def _stop_worker(self) -> int | None:
-        process, self._process = self._process, None
-        if process is None:
-            return None
-        if process.returncode is None and process.stdin is not None:
-            process.stdin.close()  # EOF: the worker leaves its loop and exits
-        try:
-            return await asyncio.wait_for(process.wait(), timeout=5)
-        except asyncio.TimeoutError:
-            process.kill()
-            return await process.wait()
+        return await self._worker.stop()

@@ -60,9 +60,10 @@ async def serve(settings: Settings) -> None:
         max_call_tokens=settings.max_call_tokens,
         debug=settings.debug,
     )
-    scheduler = Scheduler(
-        worker_config, SchedulerOptions(settings.idle_timeout, settings.min_free_mb)
+    options = SchedulerOptions(
+        settings.idle_timeout, settings.min_free_mb, prefork=settings.prefork
     )
+    scheduler = Scheduler(worker_config, options)
     config = HandlerConfig(
         info=build_info(assets.voice_names, settings.streaming).event(),
         voice_names=assets.voice_names,

@@ -39,6 +39,7 @@ class Settings:
     threads: int = 0  # 0: default_threads()
     idle_timeout: float = 300.0
     preload: bool = False
+    prefork: bool = False  # a waiting parent forks workers: faster cold start, ~75 MB idle
     streaming: bool = True
     max_text_chars: int = 100_000
     min_free_mb: int = 400

@@ -1,6 +1,7 @@
 """The worker process: loads the model, speaks one model call at a time, exits on EOF.
 
-Started by the scheduler as `python -m wyoming_kokoro.worker`. It reads its
+Started by the scheduler as `python -m wyoming_kokoro.worker` (or forked from the
+waiting parent, `--zygote`, see workerproc.py). It reads its
 configuration as the first message on stdin (a command line would cap its size:
 a large lexicon did not fit), then talks the messages of `protocol.py` over
 stdin/stdout (the only thing written to stdout); logs go to stderr. The parent
@@ -25,6 +26,7 @@ from .protocol import (
     Audio,
     BadMessage,
     Drop,
+    Exited,
     Failed,
     Fatal,
     Message,
@@ -32,6 +34,7 @@ from .protocol import (
     Piece,
     Ready,
     Setup,
+    Stop,
     decode,
 )
 from .settings import DEFAULT_CALL_TOKENS
@@ -118,12 +121,13 @@ class _Worker:
         self.send(Audio(job_id, more=bool(calls), pcm=pcm))
 
 
-def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """Read the set-up, load the engine, then answer messages until stdin closes."""
-    first = read_event(stdin)
-    setup = decode(first) if first is not None else None
+def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
+    """Read the set-up (unless given), load the engine, answer messages until Stop or EOF."""
+    if setup is None:
+        first = read_event(stdin)
+        setup = decode(first) if first is not None else None  # type: ignore[assignment]
     if not isinstance(setup, Setup):
-        _LOGGER.error("Expected a setup message, got %s", first)
+        _LOGGER.error("Expected a setup message, got %s", setup)
         return 2
     config = WorkerConfig.from_dict(setup.config)
     if config.debug:
@@ -156,9 +160,44 @@ def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
     worker.send(Ready(os.getpid(), list(engine.voice_names)))
     while (event := read_event(stdin)) is not None:
         try:
-            worker.handle(decode(event))
+            message = decode(event)
         except BadMessage as err:
             _LOGGER.error("%s", err)
+            continue
+        if isinstance(message, Stop):
+            break
+        worker.handle(message)
+    return 0
+
+
+def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """The waiting parent of --prefork: imports done, one forked worker per burst.
+
+    The scheduler writes nothing after a Setup until Ready comes back, so the
+    buffered reader holds no bytes of the next burst when the child takes over.
+    """
+    import numpy  # noqa: F401  (the imports are the point of waiting)
+    import onnxruntime  # noqa: F401
+
+    from . import engine, session  # noqa: F401
+
+    while (event := read_event(stdin)) is not None:
+        setup = decode(event)
+        if not isinstance(setup, Setup):
+            continue  # a Stop for a worker that is already gone
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                code = serve(stdin, stdout, setup)
+            except BrokenPipeError:
+                code = 0
+            finally:
+                stdout.flush()
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        write_event(Exited(pid, os.waitstatus_to_exitcode(status)).event(), stdout)
+        stdout.flush()
     return 0
 
 
@@ -178,7 +217,7 @@ def main() -> None:
     )
     stdin, stdout = _protocol_streams()
     try:
-        code = serve(stdin, stdout)
+        code = wait_and_fork(stdin, stdout) if "--zygote" in sys.argv[1:] else serve(stdin, stdout)
     except (BrokenPipeError, KeyboardInterrupt):
         code = 0  # the server went away: nothing left to do
     sys.exit(code)

@@ -1,0 +1,78 @@
+"""--prefork: workers forked from a waiting parent that has the libraries imported.
+
+The parent stays between bursts; the worker it forks still exits when idle, a
+killed worker or parent still costs at most one request a clear error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from conftest import ServerProcess, wer
+from server_process import children
+from wyoming.client import AsyncClient
+from wyoming.tts import Synthesize
+from wyoming_io import collect, run, synthesize
+
+from wyoming_kokoro.memory import rss_mb
+
+SENTENCE = "The garage door has been open for ten minutes."
+ARTICLE = " ".join(["The heating schedule switched to evening mode an hour ago."] * 20)
+
+
+def forked_workers(srv: ServerProcess) -> list[int]:
+    return [pid for parent in srv.workers() for pid in children(parent)]
+
+
+def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(recognizer) -> None:
+    with ServerProcess("--prefork", "--idle-timeout", "2") as srv:
+        assert srv.wait_for(lambda: len(srv.workers()) == 1, 30)  # the waiting parent
+        parent = srv.workers()[0]
+        assert forked_workers(srv) == []
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == []
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert len(forked_workers(srv)) == 1
+        # Idle: the worker exits and gives its memory back; the parent waits on.
+        assert srv.wait_for(lambda: forked_workers(srv) == [], 30)
+        assert srv.workers() == [parent]
+        tree = rss_mb(srv.pid) + rss_mb(parent)
+        assert tree < 150, tree  # server ~28 MB + parent ~75 MB; a loaded worker is 300+
+        # The next burst is forked by the same parent.
+        assert run(synthesize(srv.uri, SENTENCE)).errors == []
+        assert srv.workers() == [parent]
+
+
+def test_a_killed_worker_or_parent_costs_one_request_at_most(recognizer) -> None:
+    async def killed_mid_request(srv: ServerProcess) -> list[str]:
+        async with AsyncClient.from_uri(srv.uri) as client:
+            await client.write_event(Synthesize(text=ARTICLE).event())
+            while (event := await client.read_event()) is not None:
+                if event.type == "audio-chunk":
+                    break  # a call is surely in flight
+            (worker,) = forked_workers(srv)
+            os.kill(worker, signal.SIGKILL)
+            return (await collect(client, "audio-stop", 60)).errors
+
+    with ServerProcess("--prefork", "--idle-timeout", "60") as srv:
+        errors = asyncio.run(killed_mid_request(srv))
+        assert errors and "died (exit code -9)" in errors[0]
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == []
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        # A worker killed between requests costs nothing: the next one gets a new worker.
+        (worker,) = forked_workers(srv)
+        os.kill(worker, signal.SIGKILL)
+        assert srv.wait_for(lambda: forked_workers(srv) == [], 30)
+        assert run(synthesize(srv.uri, SENTENCE)).errors == []
+        # Nor does the waiting parent killed between bursts (with its worker).
+        for pid in [*forked_workers(srv), *srv.workers()]:
+            os.kill(pid, signal.SIGKILL)
+        assert srv.wait_for(lambda: srv.workers() == [], 30)
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == []
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert len(srv.workers()) == 1 and len(forked_workers(srv)) == 1
+        assert srv.stop() == 0
