@@ -15,7 +15,7 @@ import numpy as np
 
 from .assets import Assets, check_file
 from .audio import pause_after, silence, to_pcm16
-from .g2p import Phonemizer
+from .g2p import Phonemizer, reading_language
 from .normalize import normalize
 from .phrases import first_phrase
 from .session import ModelLoading
@@ -133,7 +133,8 @@ class Engine:
 
         if not 0.5 <= speed <= 2.0:
             raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
-        lang = lang or g2p_language(voice, piece)
+        # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
+        lang = reading_language(piece, lang or g2p_language(voice, piece))
         cut = first_phrase(piece) if quick_start and lang.startswith("en") else None
         parts = list(cut) if cut else [piece]
         calls: list[Call] = []
