@@ -334,3 +334,31 @@ def test_disk_full_on_a_real_small_filesystem_then_done_once_space_is_freed(
     # The part that fitted was kept: the second request resumed after it.
     [resumed] = server.ranges
     assert int(resumed.removeprefix("bytes=").rstrip("-")) > 0, server.requests
+
+
+def test_a_verified_file_is_not_hashed_again_at_the_next_start(
+    server: ServerState, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --download checks the files at every server start; a Pi used to hash the
+    # 310 MB model each time before it listened.
+    from wyoming_kokoro import assets
+
+    hashed: list[Path] = []
+    real = assets.sha256_of
+
+    def counting(path: Path) -> str:
+        hashed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(assets, "sha256_of", counting)
+    monkeypatch.setattr(download, "sha256_of", counting)
+    dest = tmp_path / MODEL.name
+    download_file(server.url_for(MODEL), dest, MODEL)
+    assert len(hashed) == 1  # the download itself, once
+    download_file(server.url_for(MODEL), dest, MODEL)  # the next start
+    assets.check_file(dest, MODEL)  # and the worker's load
+    assert len(hashed) == 1
+    # A file changed since (size or time) is hashed again and replaced if wrong.
+    dest.write_bytes(b"x" * MODEL.size)
+    assert download_file(server.url_for(MODEL), dest, MODEL) == dest
+    assert dest.read_bytes() == MODEL_DATA

@@ -190,17 +190,29 @@ def check_file(path: Path, known: KnownFile | None = None) -> None:
         raise AssetError(
             f"{path} has {stat.st_size} bytes, expected {known.size}: truncated or wrong file"
         )
-    stamp = path.with_name(path.name + ".verified")
-    marker = f"{known.sha256} {stat.st_size} {stat.st_mtime_ns}"
     try:
-        if stamp.read_text() == marker:
+        if _stamp(path).read_text() == _marker(path, known):
             return
     except OSError:
         pass
     if sha256_of(path) != known.sha256:
         raise AssetError(f"{path} is corrupt (sha256 mismatch); replace or re-download it")
+    mark_verified(path, known)
+
+
+def _stamp(path: Path) -> Path:
+    return path.with_name(path.name + ".verified")
+
+
+def _marker(path: Path, known: KnownFile) -> str:
+    stat = path.stat()
+    return f"{known.sha256} {stat.st_size} {stat.st_mtime_ns}"
+
+
+def mark_verified(path: Path, known: KnownFile) -> None:
+    """Remember that `path` (as it is now: size, mtime) was hashed and matched `known`."""
     with contextlib.suppress(OSError):  # read-only data dir: hash again next time
-        stamp.write_text(marker)
+        _stamp(path).write_text(_marker(path, known))
 
 
 def prepare_model(assets: Assets) -> Path:
@@ -281,9 +293,5 @@ def _assemble_embedded(target: Path, known: KnownFile) -> None:
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
-    stat = target.stat()
-    with contextlib.suppress(OSError):  # only a time saver for the next burst
-        target.with_name(target.name + ".verified").write_text(
-            f"{known.sha256} {stat.st_size} {stat.st_mtime_ns}"
-        )
+    mark_verified(target, known)  # hashed above, before it was written
     _LOGGER.info("Assembled the embedded model into %s", target)

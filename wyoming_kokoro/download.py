@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import logging
 import os
 import sys
@@ -16,6 +15,7 @@ from http.client import HTTPException, HTTPResponse
 from pathlib import Path
 from typing import TextIO
 
+from .assets import AssetError, check_file, mark_verified, sha256_of
 from .modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES, VOICES_FILE, KnownFile
 
 _LOGGER = logging.getLogger(__name__)
@@ -23,7 +23,6 @@ _LOGGER = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (file name, bytes done, total bytes)
 
 _CHUNK = 64 * 1024
-_HASH_BLOCK = 1024 * 1024
 
 
 class DownloadError(Exception):
@@ -40,11 +39,7 @@ def _problem(path: Path, known: KnownFile) -> str | None:
     if size != known.size:
         why = "truncated download" if size < known.size else "wrong or corrupted file"
         return f"expected {known.size} bytes, got {size} ({why})"
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(_HASH_BLOCK):
-            digest.update(block)
-    if digest.hexdigest() != known.sha256:
+    if sha256_of(path) != known.sha256:
         return "sha256 mismatch (corrupted download)"
     return None
 
@@ -107,10 +102,11 @@ def download_file(
     dest = Path(dest)
     if dest.is_file():
         try:
-            verify_file(dest, known)
+            # Hashed once and stamped: a Pi does not read 310 MB again at every start.
+            check_file(dest, known)
             _LOGGER.debug("%s already present and verified", dest)
             return dest
-        except FileCheckError as exc:
+        except AssetError as exc:
             _LOGGER.warning("%s; downloading it again", exc)
 
     directory = dest.parent
@@ -143,6 +139,7 @@ def download_file(
     except OSError as exc:
         raise _fs_error(exc, directory) from exc
     _fsync_dir(directory)
+    mark_verified(dest, known)  # hashed just above: the first load need not hash again
     _LOGGER.info("downloaded %s", dest)
     return dest
 
