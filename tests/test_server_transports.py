@@ -73,3 +73,58 @@ def test_stdio() -> None:
     assert event is not None and event.type == "info"
     proc.stdin.close()  # end of input ends the server, no signal needed
     assert proc.wait(20) == 0
+
+
+def test_the_server_runs_where_signals_cannot_be_watched() -> None:
+    # In a thread (as in some LXC/Proxmox set-ups, or embedded), asyncio refuses
+    # signal handlers; the server used to die at start with RuntimeError.
+    import logging
+    import re
+    import threading
+
+    from wyoming_kokoro.server import serve
+    from wyoming_kokoro.settings import Settings
+
+    ready = threading.Event()
+    found: dict[str, object] = {}
+
+    class Catch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if match := re.search(r"Ready on tcp://127\.0\.0\.1:(\d+)", record.getMessage()):
+                found["port"] = int(match.group(1))
+                ready.set()
+
+    async def main() -> None:
+        found["loop"], found["task"] = asyncio.get_running_loop(), asyncio.current_task()
+        await serve(Settings(uri="tcp://127.0.0.1:0", idle_timeout=1))
+
+    def run_in_thread() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as err:  # reported to the test below
+            found["error"] = err
+            ready.set()
+
+    handler = Catch()
+    logging.getLogger("wyoming_kokoro.server").addHandler(handler)
+    logging.getLogger("wyoming_kokoro.server").setLevel(logging.INFO)
+    thread = threading.Thread(target=run_in_thread, daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(30) and "error" not in found, found.get("error")
+
+        async def describe() -> str:
+            async with AsyncClient.from_uri(f"tcp://127.0.0.1:{found['port']}") as client:
+                await client.write_event(Describe().event())
+                event = await asyncio.wait_for(client.read_event(), 10)
+                return event.type if event else ""
+
+        assert run(describe()) == "info"
+    finally:
+        logging.getLogger("wyoming_kokoro.server").removeHandler(handler)
+        loop = found.get("loop")
+        if loop is not None:
+            loop.call_soon_threadsafe(found["task"].cancel)  # type: ignore[union-attr]
+        thread.join(30)
+    assert not thread.is_alive()
+    assert isinstance(found.get("error"), asyncio.CancelledError) or "error" not in found

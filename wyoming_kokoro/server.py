@@ -92,9 +92,7 @@ async def serve(settings: Settings) -> None:
             handlers.discard(task)
 
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    _stop_on_signals(stop)
     scheduler.start(preload=settings.preload)
     server, port = await _listen(settings.uri, on_connect, stop)
     discovery = None
@@ -112,6 +110,23 @@ async def serve(settings: Settings) -> None:
         if discovery is not None:
             await discovery.stop()
         await scheduler.stop()
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    """SIGTERM/SIGINT set `stop`; where the loop cannot watch signals, fall back.
+
+    Some containers (LXC, Proxmox) and embedding in a thread refuse
+    add_signal_handler; the server must run there all the same.
+    """
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError) as err:
+            try:
+                signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
+            except (ValueError, OSError):  # not the main thread: the embedder stops us
+                _LOGGER.warning("Cannot watch %s here (%s); stop by cancelling", sig.name, err)
 
 
 def _bound_send_buffer(writer: asyncio.StreamWriter) -> None:
