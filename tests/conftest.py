@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
-from server_process import ServerProcess, children  # noqa: F401 (tests import them here)
+from server_process import ServerProcess  # tests import it from here
 
 
 class Recognizer:
@@ -78,8 +77,3 @@ def server() -> Iterator[ServerProcess]:
     """One server shared by a test module; its worker stays loaded between tests."""
     with ServerProcess("--idle-timeout", "120") as running:
         yield running
-
-
-@pytest.fixture(scope="session")
-def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,17 @@ def test_japanese_and_chinese_are_spoken(tmp_path: Path, args: list[str], text: 
     # Speech-like rate (see test_japanese / test_chinese for the measured ranges).
     assert 0.1 <= len(audio) / 24000 / count <= 0.45, (len(audio), count)
     assert silence_ratio(audio) < 0.5
+
+
+def test_max_call_tokens_is_read_from_the_environment(tmp_path: Path) -> None:
+    # The same variable as the server's; out of range it is refused before any work.
+    env = {**os.environ, "KOKORO_MAX_CALL_TOKENS": "9999"}
+    result = subprocess.run(
+        [sys.executable, "-m", "kokoro_say.main", "Hello.", "-o", str(tmp_path / "a.wav")],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 2 and b"max-call-tokens" in result.stderr, result.stderr
+    assert not (tmp_path / "a.wav").exists()

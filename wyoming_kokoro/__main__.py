@@ -19,8 +19,6 @@ from .server import serve
 from .settings import DEFAULT_URI, Settings
 from .voices import VoiceError
 
-_LOGGER = logging.getLogger("wyoming_kokoro")
-
 
 def _settings_from(params: dict[str, Any]) -> Settings:
     zeroconf = params["zeroconf"]

@@ -11,5 +11,6 @@ max_call_tokens_option = click.option(
     type=click.IntRange(*CALL_TOKENS_RANGE),
     default=DEFAULT_CALL_TOKENS,
     show_default=True,
+    envvar="KOKORO_MAX_CALL_TOKENS",  # kokoro-say has no env prefix; the server has both
     help="Longest model call; higher cuts long clauses less but needs more memory.",
 )

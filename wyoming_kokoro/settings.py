@@ -17,7 +17,8 @@ CALL_TOKENS_RANGE = (50, 500)  # the model's context is 510 phonemes
 
 
 def default_threads() -> int:
-    """onnxruntime scales with physical cores; small boxes have 2-4."""
+    """Logical CPUs, at most 4: small boxes have 2-4 (on SMT machines this can exceed the
+    physical cores that onnxruntime scales with; set --threads there)."""
     return max(1, min(4, os.cpu_count() or 1))
 
 

@@ -59,7 +59,6 @@ G2P_LANGUAGES = (
     + (("ja",) if JAPANESE_G2P else ())
     + (("zh",) if CHINESE_G2P else ())
 )
-LOCALE_OF_G2P = {lang.espeak: lang.locale for lang in LANGUAGES.values()}
 
 # Upstream Kokoro v1.0 voices with their published quality grades.
 _GRADES = """
