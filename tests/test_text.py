@@ -155,3 +155,26 @@ def test_cjk_characters_count_double_and_clauses_cut_at_commas() -> None:
     assert all(p.endswith(("、", "。")) for p in pieces)
     assert "".join(pieces).replace(" ", "") == text
     assert list(split_long("你好，世界。")) == ["你好，世界。"]
+
+
+def test_the_opening_phrase_is_a_piece_before_the_first_sentence_is_complete() -> None:
+    # An LLM takes a second or more to write a long first sentence: its opening
+    # phrase can be spoken as soon as the next words show where it ends.
+    text = "The weather today is sunny and warm with a light breeze from the west. It rains later."
+    stream = SentenceStream("en")
+    pieces = []
+    for i in range(0, len(text), 7):
+        got = stream.feed(text[i : i + 7])
+        if got:
+            pieces.append((i + 7, got))
+    pieces.append((len(text), stream.finish()))
+    assert pieces[0] == (35, ["The weather today is sunny"])  # long before the full stop
+    assert [p for _, got in pieces[1:] for p in got] == [
+        "and warm with a light breeze from the west.",
+        "It rains later.",
+    ]
+    # Only the first sentence: later ones wait to be complete, as before.
+    assert split_text(text) == [
+        "The weather today is sunny and warm with a light breeze from the west.",
+        "It rains later.",
+    ]

@@ -29,6 +29,14 @@ to of for with without within in on at from by into onto about above below under
 over across through during between against among around behind beyond near
 """
 _PHRASE_OPENERS = frozenset(_OPENERS.split())
+# These are also verb particles ("the lights are on and", "turn in the form"): a cut
+# before one needs a noun phrase after it ("in the kitchen", "on Friday", "at 7").
+_PARTICLES = frozenset(("in", "on", "over", "about", "around", "through", "by", "near"))
+_DETERMINERS = """
+the a an my your his her its our their this that these those some every each all
+any no one two three four five six seven eight nine ten
+"""
+_NOUN_PHRASE_START = frozenset(_DETERMINERS.split())
 # A sentence or clause mark at the end of a word (before closing quotes).
 _MARK = re.compile(r"[,;:—–.!?…][\"')\]”’]*$")
 _WORD = re.compile(r"\S+")
@@ -45,11 +53,25 @@ def first_phrase(text: str) -> tuple[str, str] | None:
         if end < MIN_HEAD_CHARS:
             continue
         previous, following = spans[count - 1][2], spans[count][2]
-        opener = following.lower().strip("\"'(“‘")
-        if _ends_mark(previous) or opener in _PHRASE_OPENERS:
+        if _ends_mark(previous) or _opens_phrase(following, spans[count + 1][2]):
             return text[:end].strip(), text[spans[count][0] :].strip()
     return None
 
 
+def _opens_phrase(word: str, after: str) -> bool:
+    word = word.lower().strip("\"'(“‘")
+    if word not in _PHRASE_OPENERS:
+        return False
+    if word not in _PARTICLES:
+        return True
+    return after.lower() in _NOUN_PHRASE_START or after[:1].isdigit() or after[:1].isupper()
+
+
+# Titles and abbreviations end with a full stop but not a phrase: "I met Dr. Smith".
+_ABBREVIATIONS = frozenset(
+    ("mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "mt.", "vs.", "etc.", "e.g.", "i.e.", "no.")
+)
+
+
 def _ends_mark(word: str) -> bool:
-    return _MARK.search(word) is not None
+    return _MARK.search(word) is not None and word.lower() not in _ABBREVIATIONS

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 
 import pysbd
 
+from .phrases import first_phrase
+
 # Pieces shorter than this sound rushed and flat: speak them with a neighbour.
 MIN_PIECE_CHARS = 24
 # Longer sentences are cut at clauses: the first audio comes sooner, and another
@@ -90,6 +92,7 @@ class SentenceStream:
         self._line_has_output = False  # a sentence of this line was already emitted
         self._in_code = False
         self._held = ""  # a short sentence waiting for a neighbour
+        self._started = False  # a piece was emitted: the listener hears something
 
     def feed(self, chunk: str) -> list[str]:
         """Add text; return the pieces that became complete."""
@@ -100,6 +103,9 @@ class SentenceStream:
             out += self._finish_line(line)
         if self._line and not self._in_code and not self._waits_for_line_end():
             out += self._complete_sentences()
+            if not out and not self._started and not self._held:
+                out += self._opening_phrase()
+        self._started = self._started or bool(out)
         return out
 
     def finish(self) -> list[str]:
@@ -150,6 +156,20 @@ class SentenceStream:
         self._line = segments[-1]
         self._line_has_output = True
         return out
+
+    def _opening_phrase(self) -> list[str]:
+        """The first sentence's opening phrase, before the sentence is complete.
+
+        An LLM writes a long first sentence for a second or more; its opening
+        phrase can be spoken as soon as the words after it show where it ends.
+        """
+        line = self._line if self._line_has_output else _LINE_PREFIX.sub("", self._line)
+        cut = first_phrase(line)
+        if cut is None:
+            return []
+        head, self._line = cut
+        self._line_has_output = True
+        return self._emit(clean_inline(head))
 
     # -- pieces ------------------------------------------------------------
 
