@@ -124,8 +124,8 @@ def _concurrent(r: Record) -> list[str]:
         rows.append(
             [
                 name,
-                sec(c["alone_end"]),
-                sec(c["first_audio"]),
+                f"{sec(c.get('alone_first_audio'))} / {sec(c['alone_end'])}",
+                f"{sec(c['first_audio'])} ({ratio(c['first_audio'], c.get('alone_first_audio'))})",
                 sec(c["end"]),
                 f"{sec(c['audio_s'], 1)} / {sec(c['alone_audio_s'], 1)}",
                 str(c["errors"]),
@@ -137,8 +137,8 @@ def _concurrent(r: Record) -> list[str]:
         table(
             [
                 "HA call",
-                "announcement alone: done",
-                "with article: first audio",
+                "announcement alone: first audio / done",
+                "with article: first audio (× alone)",
                 "with article: done",
                 "audio (with / alone)",
                 "errors",

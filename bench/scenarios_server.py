@@ -150,6 +150,7 @@ def concurrent(quick: bool) -> Result:
             heard, still_speaking = asyncio.run(pair(server.uri, streaming))
         result["stream" if streaming else "synth"] = {
             "alone_end": alone.end,
+            "alone_first_audio": alone.first_audio,
             "first_audio": heard.first_audio,
             "end": heard.end,
             "audio_s": heard.audio_seconds,
