@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 from dataclasses import dataclass
@@ -192,25 +193,12 @@ def _run(config: SayConfig) -> None:
     with (
         AudioSink(config.output, fmt) as sink,
         click.progressbar(
-            pieces, label="Speaking", file=sys.stderr if show_bar else _Null()
+            pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
         ) as bar,
     ):
         for index, piece in enumerate(bar):
             for pcm in engine.speak(piece, voice, config.speed, lang, quick_start=index == 0):
                 sink.write(pcm)
-
-
-class _Null:
-    """A file that swallows the progress bar when it should not be shown."""
-
-    def write(self, _text: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass
-
-    def isatty(self) -> bool:
-        return False
 
 
 if __name__ == "__main__":
