@@ -148,6 +148,21 @@ def _concurrent(r: Record) -> list[str]:
         ),
         "Done = audio-stop (`synthesize`) or synthesize-stopped (streaming). Peers: "
         "35–38 s when they serialise, 1.8 s for the best.\n",
+        *_concurrent_cold(r),
+    ]
+
+
+def _concurrent_cold(r: Record) -> list[str]:
+    c = r.get("cold_stream")
+    if not c:
+        return []
+    times = ratio(c["first_audio"], c["alone_first_audio"])
+    warm = max(r[m]["first_audio"] / r[m]["alone_first_audio"] for m in ("stream", "synth"))
+    return [
+        f"Cold server, streaming: the announcement's first audio {sec(c['first_audio'])} behind "
+        f"the article, {sec(c['alone_first_audio'])} alone ({times}); goals: within 1.5× "
+        f"alone warm ({goal(warm <= 1.5, 'goal')}), 2× cold "
+        f"({goal(c['first_audio'] <= 2 * c['alone_first_audio'], 'goal')}).\n"
     ]
 
 

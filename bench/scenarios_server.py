@@ -158,6 +158,15 @@ def concurrent(quick: bool) -> Result:
             "errors": heard.errors,
             "article_still_speaking": still_speaking,
         }
+    # Cold: the article's request starts the worker; each case on a fresh server.
+    with Server(*KEEP) as server:
+        alone = asyncio.run(request(server.uri, texts.ANNOUNCEMENT, True))
+    with Server(*KEEP) as server:
+        heard, _ = asyncio.run(pair(server.uri, True))
+    result["cold_stream"] = {
+        "alone_first_audio": alone.first_audio,
+        "first_audio": heard.first_audio,
+    }
     return result
 
 
