@@ -292,6 +292,9 @@ def test_standalone_dockerfile_and_compose() -> None:
     assert service["restart"] == "unless-stopped"
     assert any(v.endswith(":/data") for v in service["volumes"])
     assert "--zeroconf" in service["command"]
+    # Read-only root, /tmp writable (script/test-images runs this service so).
+    assert service["read_only"] is True
+    assert "/tmp" in service["tmpfs"]
 
 
 def test_s6_service_layout() -> None:
