@@ -42,3 +42,30 @@ def test_read_only_data_and_cache_dirs_still_speak(tmp_path: Path, recognizer) -
         # A second burst works the same way: nothing was half-written.
         assert run(synthesize(srv.uri, SENTENCE)).errors == []
     assert list(data.iterdir()) == [] and list(cache.iterdir()) == []
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_no_writable_temporary_directory_still_speaks(tmp_path: Path, recognizer) -> None:
+    # A locked-down add-on: read-only root, no tmpfs on /tmp. espeak's loader copies
+    # its library into a temporary directory; the worker falls back to the cache.
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    cache.mkdir()
+    home.mkdir()
+    mounts = " && ".join(
+        f"mount --bind {d} {d} && mount -o remount,bind,ro {d}"
+        for d in ("/tmp", "/var/tmp", shlex.quote(str(home)))
+    )
+    # /tmp read-only first, then the cache (inside it) bound writable again.
+    wrapper = [
+        "unshare", "-rm", "sh", "-c",
+        f"{mounts} && mount --bind {shlex.quote(str(cache))} {shlex.quote(str(cache))} "
+        f"&& mount -o remount,bind,rw {shlex.quote(str(cache))} "
+        f'&& cd {shlex.quote(str(home))} && exec "$@"',
+        "sh",
+    ]  # fmt: skip
+    env = {"KOKORO_CACHE_DIR": str(cache), "TMPDIR": "", "TEMP": "", "TMP": ""}
+    with ServerProcess("--idle-timeout", "30", env=env, wrapper=wrapper) as srv:
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == [], "".join(srv.log)
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+    assert (cache / "tmp").is_dir()

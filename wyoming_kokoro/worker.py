@@ -209,12 +209,31 @@ def _protocol_streams() -> tuple[BinaryIO, BinaryIO]:
     return sys.stdin.buffer, proto_out
 
 
+def _ensure_tempdir() -> None:
+    """phonemizer copies libespeak-ng into tempfile.mkdtemp(); on a read-only root with
+    no writable /tmp (a locked-down add-on) every burst failed. Use the cache then."""
+    import tempfile
+
+    from .assets import cache_dir
+
+    try:
+        tempfile.gettempdir()
+    except FileNotFoundError:
+        fallback = cache_dir() / "tmp"
+        try:
+            fallback.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
+        tempfile.tempdir = str(fallback)
+
+
 def main() -> None:
     logging.basicConfig(
         level=logging.INFO,
         format="%(asctime)s %(levelname)s worker[%(process)d] %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    _ensure_tempdir()
     stdin, stdout = _protocol_streams()
     try:
         code = wait_and_fork(stdin, stdout) if "--zygote" in sys.argv[1:] else serve(stdin, stdout)
