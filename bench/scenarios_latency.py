@@ -21,6 +21,7 @@ import seams
 import texts
 from client import VOICE, Server, request
 from scenarios_core import LANG, load_engine
+from server_process import children
 
 Result = dict[str, Any]
 DOOR = "Someone is at the front door."
@@ -43,20 +44,28 @@ def _create_time(engine: Any, text: str, reps: int) -> float:
 def cold_start(quick: bool) -> Result:
     """C1: first audio of one short sentence, cold vs warm, both HA call styles."""
     rounds = 2 if quick else 5
-    runs: dict[str, list[float]] = {"cold_synth": [], "cold_stream": [], "warm_synth": []}
-    runs["warm_stream"] = []
+    runs: dict[str, list[float]] = {}
     loads: list[float] = []
-    with Server("--idle-timeout", "1") as server:
-        for _ in range(rounds):
-            for mode in ("synth", "stream"):
-                assert server.wait_for(lambda: server.workers() == [], 30)
-                cold = asyncio.run(request(server.uri, DOOR, mode == "stream"))
-                warm = asyncio.run(request(server.uri, DOOR, mode == "stream"))
-                runs[f"cold_{mode}"].append(cold.first_audio or float("nan"))
-                runs[f"warm_{mode}"].append(warm.first_audio or float("nan"))
-        for line in server.log:
-            if "Model loaded in" in line:
-                loads.append(float(line.split("Model loaded in")[1].split()[0]))
+    for variant, args in (("", ()), ("prefork_", ("--prefork",))):
+        with Server("--idle-timeout", "1", *args) as server:
+
+            def unloaded(server: Server = server, forked: bool = bool(args)) -> bool:
+                # --prefork: the waiting parent stays; its forked worker must be gone.
+                if forked:
+                    return all(children(pid) == [] for pid in server.workers())
+                return server.workers() == []
+
+            for _ in range(rounds):
+                for mode in ("synth", "stream"):
+                    assert server.wait_for(unloaded, 30)
+                    cold = asyncio.run(request(server.uri, DOOR, mode == "stream"))
+                    warm = asyncio.run(request(server.uri, DOOR, mode == "stream"))
+                    for kind, heard in (("cold", cold), ("warm", warm)):
+                        key = f"{variant}{kind}_{mode}"
+                        runs.setdefault(key, []).append(heard.first_audio or float("nan"))
+            for line in server.log:
+                if "Model loaded in" in line and not variant:
+                    loads.append(float(line.split("Model loaded in")[1].split()[0]))
     engine = load_engine()
     return {
         "text": DOOR,
