@@ -15,6 +15,8 @@ import re
 # The opening phrase needs this much to sound natural (REFERENCE §4: < ~15 tokens is weak).
 MIN_HEAD_WORDS = 3
 MIN_HEAD_CHARS = 14
+# ...but a two-word sentence of its own ("Good morning!", "All done.") can go first.
+MIN_GREETING_CHARS = 9
 # Past this the head is no quicker than the sentence was: speak it whole.
 MAX_HEAD_WORDS = 9
 # A tail of one word would be spoken alone, flat: keep it with the head.
@@ -40,6 +42,7 @@ _NOUN_PHRASE_START = frozenset(_DETERMINERS.split())
 # A sentence or clause mark at the end of a word (before closing quotes).
 _MARK = re.compile(r"[,;:—–.!?…][\"')\]”’]*$")
 _WORD = re.compile(r"\S+")
+_SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
 
 
 def first_phrase(text: str) -> tuple[str, str] | None:
@@ -48,6 +51,10 @@ def first_phrase(text: str) -> tuple[str, str] | None:
     if len(spans) < MIN_HEAD_WORDS + MIN_TAIL_WORDS:
         return None
     last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_TAIL_WORDS)
+    greeting = spans[1][2]  # "Good morning!": a whole short sentence first
+    complete = _SENTENCE_END.search(greeting) and greeting.lower() not in _ABBREVIATIONS
+    if complete and spans[1][1] >= MIN_GREETING_CHARS:
+        return text[: spans[1][1]].strip(), text[spans[2][0] :].strip()
     for count in range(MIN_HEAD_WORDS, last_head + 1):
         end = spans[count - 1][1]
         if end < MIN_HEAD_CHARS:
