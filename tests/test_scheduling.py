@@ -57,19 +57,24 @@ async def _read_until_audio(client: AsyncClient) -> None:
 
 
 def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
-    async def scenario(uri: str) -> tuple[bytes, bool]:
+    async def scenario(uri: str) -> tuple[bytes, bytes, bool]:
         async with AsyncClient.from_uri(uri) as article:
             await article.write_event(Synthesize(text=ARTICLE).event())
             await _read_until_audio(article)  # the article is being spoken
             reply = await synthesize(uri, ANNOUNCEMENT)
             rest = await collect(article, "audio-stop", 300)
-        return reply.audio, "audio-stop" in rest.types
+        return reply.audio, rest.audio, "audio-stop" in rest.types
 
     with ServerProcess("--debug", "--idle-timeout", "60") as srv:
-        audio, article_done = run(scenario(srv.uri))
+        audio, article_audio, article_done = run(scenario(srv.uri))
         events = calls_by_client(srv.log)
+        log = "".join(srv.log)
     assert article_done
     assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+    # The article's call in flight was interrupted, not waited for, and spoken again
+    # after: nothing of the article is lost.
+    assert "Preempting job" in log and "interrupted" in log, log
+    assert wer(ARTICLE, recognizer.transcribe(article_audio)) <= 0.3
     article_client = events[0][1]
     newcomer = next(c for kind, c in events if kind == "queued" and c != article_client)
     queued_at = events.index(("queued", newcomer))

@@ -20,6 +20,7 @@ from wyoming_kokoro.protocol import (
     Message,
     Next,
     Piece,
+    Preempt,
     Ready,
     Setup,
     decode,
@@ -173,3 +174,26 @@ def test_calls_are_cut_smaller_on_request(worker, recognizer) -> None:
     sizes = [len(c) for c in calls], [len(c) for c in whole]
     assert len(calls) > len(whole) and max(map(len, calls[1:])) < len(whole[1]), sizes
     assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
+
+
+def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, recognizer) -> None:
+    # The scheduler stops a running call when a newcomer needs the model; the
+    # worker answers at once with no audio, and the next Next speaks it whole.
+    send(worker, Piece(40, LONG, "jm_kumo", 1.0, "en-us", False))
+    first = receive(worker)
+    assert isinstance(first, Audio) and first.more
+    send(worker, Next(40))
+    send(worker, Preempt(40))  # arrives while the call runs (a call takes > 1 s)
+    stopped = receive(worker)
+    assert isinstance(stopped, Audio) and stopped.pcm == b"" and stopped.more
+    calls = [first.pcm]
+    while True:
+        send(worker, Next(40))
+        reply = receive(worker)
+        assert isinstance(reply, Audio)
+        calls.append(reply.pcm)
+        if not reply.more:
+            break
+    assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
+    send(worker, Preempt(99))  # nothing runs for it: ignored
+    assert speak(worker, 41, "The door is open.", first=False)

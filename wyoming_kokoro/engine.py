@@ -18,7 +18,7 @@ from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer, reading_language
 from .normalize import normalize
 from .phrases import first_phrase
-from .session import ModelLoading
+from .session import Interruptible, ModelLoading
 from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, default_threads
 from .voices import VoiceSpec, g2p_language, parse_voice
 
@@ -72,6 +72,8 @@ class Engine:
         # normalizer's tables): on two cores the two overlap almost fully.
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
+        self._session = Interruptible(self._kokoro.sess)
+        self._kokoro.sess = self._session
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
@@ -152,19 +154,30 @@ class Engine:
             return [call]
         return [Call(part, call.voice, call.speed) for part in split_phonemes(call.phonemes, limit)]
 
-    def run(self, call: Call) -> np.ndarray:
-        """One model call: int16 audio ending with the pause its punctuation calls for."""
-        audio, _ = self._kokoro.create(
-            call.phonemes,
-            voice=self._style(call.voice),
-            speed=call.speed,
-            is_phonemes=True,
-            trim=True,
-            sentence_pause=0.0,
-            clause_pause=0.0,
-        )
+    def run(self, call: Call, tag: object = None) -> np.ndarray:
+        """One model call: int16 audio ending with the pause its punctuation calls for.
+
+        `interrupt(tag)` from another thread stops it: `Interrupted` is raised.
+        """
+        self._session.begin(tag)
+        try:
+            audio, _ = self._kokoro.create(
+                call.phonemes,
+                voice=self._style(call.voice),
+                speed=call.speed,
+                is_phonemes=True,
+                trim=True,
+                sentence_pause=0.0,
+                clause_pause=0.0,
+            )
+        finally:
+            self._session.end()
         pause = silence(pause_after(call.phonemes) / call.speed)
         return np.concatenate([to_pcm16(audio), pause])
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop the running call tagged `tag` (from another thread); False if none."""
+        return self._session.interrupt(tag)
 
     def speak(
         self,

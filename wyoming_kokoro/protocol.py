@@ -9,9 +9,11 @@ model at the next call rather than after a whole piece:
                          Piece        plan a piece of text, then speak its first call
                          Next         speak the next call of a piece (shorter if asked)
                          Drop         forget a piece (its client went away)
+                         Preempt      abandon the running call of a piece (re-spoken later)
                          Stop         end the burst (also: EOF on stdin)
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
+                                      (an interrupted call: Audio without PCM, more=True)
     waiting parent →     Exited       a forked worker ended (see workerproc.py)
 """
 
@@ -79,6 +81,12 @@ class Drop(Message):
 
 
 @dataclass(frozen=True)
+class Preempt(Message):
+    type: ClassVar[str] = "preempt"
+    id: int  # stop this piece's running call: someone else needs the model now
+
+
+@dataclass(frozen=True)
 class Stop(Message):
     type: ClassVar[str] = "stop"
 
@@ -106,7 +114,8 @@ class Failed(Message):
 
 
 _TYPES: dict[str, type[Message]] = {
-    cls.type: cls for cls in (Setup, Ready, Fatal, Piece, Next, Drop, Stop, Exited, Audio, Failed)
+    cls.type: cls
+    for cls in (Setup, Ready, Fatal, Piece, Next, Drop, Preempt, Stop, Exited, Audio, Failed)
 }
 
 

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from .memory import available_mb
-from .protocol import Audio, BadMessage, Drop, Exited, Failed, Next, Piece, Setup
+from .protocol import Audio, BadMessage, Drop, Exited, Failed, Next, Piece, Preempt, Setup
 from .worker import WorkerConfig
 from .workerproc import ForkedWorker, SpawnedWorker, WorkerStartError
 
@@ -97,6 +97,9 @@ class Scheduler:
         self._drops: list[int] = []  # started jobs whose client went away
         self._prestart = False
         self._crowded = False  # another client waits for the model too
+        self._in_flight: Job | None = None  # the job whose call the worker is speaking
+        self._heard: set[int] = set()  # clients who have audio already
+        self._preempting: asyncio.Task[None] | None = None
         self.bursts = 0
 
     # -- client side ---------------------------------------------------------
@@ -108,7 +111,26 @@ class Scheduler:
         _LOGGER.debug("Queued job %d of client %d (%d chars)", job.id, job.client, len(job.text))
         self._queues.setdefault(job.client, deque()).append(job)
         self._wakeup.set()
+        self._preempt_for(job)
         return job
+
+    def _preempt_for(self, newcomer: Job) -> None:
+        """A client who hears nothing yet does not wait for a call of one who does.
+
+        The interrupted call is spoken again after the newcomer's first call; its
+        listener has audio in hand meanwhile.
+        """
+        running = self._in_flight
+        if running is None or running.client == newcomer.client:
+            return
+        if newcomer.client in self._heard or running.client not in self._heard:
+            return
+        _LOGGER.debug("Preempting job %d for client %d", running.id, newcomer.client)
+        self._preempting = asyncio.get_running_loop().create_task(self._preempt(running.id))
+
+    async def _preempt(self, job_id: int) -> None:
+        with contextlib.suppress(ConnectionError, OSError):  # a dead worker is seen by _call
+            await self._worker.send(Preempt(job_id))
 
     def prepare(self) -> None:
         """A request is certain (its text is on the way): start the worker now."""
@@ -124,6 +146,7 @@ class Scheduler:
                 self._drops.append(job.id)
         self._served.pop(client, None)
         self._buffered.pop(client, None)
+        self._heard.discard(client)
 
     def _consumed(self, client: int, size: int) -> None:
         if client in self._buffered:
@@ -253,12 +276,16 @@ class Scheduler:
                 job.started = True
                 piece = Piece(job.id, job.text, job.voice, job.speed, job.lang, job.first)
                 await self._worker.send(piece)
+            self._in_flight = job
             reply = await self._worker.receive()
         except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
             reply = None
+        finally:
+            self._in_flight = None
         if isinstance(reply, Audio) and reply.id == job.id:
             if reply.pcm and not job.cancelled:
+                self._heard.add(job.client)
                 buffered = self._buffered.get(job.client, 0) + len(reply.pcm)
                 self._buffered[job.client] = buffered
                 job.chunks.put_nowait(reply.pcm)

@@ -149,3 +149,62 @@ class ModelLoading(threading.Thread):
         if self._error is not None:
             raise self._error
         return self._kokoro
+
+
+class Interrupted(RuntimeError):
+    """A model call was stopped from another thread (see `Interruptible`)."""
+
+
+class Interruptible:
+    """A session whose running call another thread can stop.
+
+    kokoro-onnx calls `sess.run(None, inputs)`; this stand-in passes run options
+    whose `terminate` flag onnxruntime checks between operators, so a call can be
+    abandoned within milliseconds when someone else needs the model now.
+    """
+
+    def __init__(self, session: Any) -> None:
+        import onnxruntime as ort
+
+        self._session = session
+        self._options = ort.RunOptions()
+        self._lock = threading.Lock()
+        self._running: object | None = None  # the tag of the call in progress
+        self._pending: object | None = None  # stopped before it began
+        self._stopped = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)  # inputs, outputs, metadata: as the session
+
+    def run(self, names: Any, feed: Any, run_options: Any = None) -> Any:
+        try:
+            return self._session.run(names, feed, self._options)
+        except Exception as err:
+            if self._stopped:
+                raise Interrupted("the call was interrupted") from err
+            raise
+
+    def begin(self, tag: object) -> None:
+        with self._lock:
+            stop = self._pending is not None and self._pending == tag
+            self._running, self._stopped, self._pending = tag, stop, None
+            self._options.terminate = stop
+
+    def end(self) -> None:
+        with self._lock:
+            self._running = None
+            self._options.terminate = False
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop the call tagged `tag`: the running one, or the next to begin.
+
+        A stop that arrives just before its call begins still applies to it; one
+        that comes after its call ended costs the next call of that tag a retry.
+        """
+        with self._lock:
+            if self._running is None or self._running != tag:
+                self._pending = tag
+                return False
+            self._stopped = True
+            self._options.terminate = True
+            return True

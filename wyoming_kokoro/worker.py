@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import sys
+import threading
 from collections import deque
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -32,11 +34,13 @@ from .protocol import (
     Message,
     Next,
     Piece,
+    Preempt,
     Ready,
     Setup,
     Stop,
     decode,
 )
+from .session import Interrupted
 from .settings import DEFAULT_CALL_TOKENS
 
 if TYPE_CHECKING:
@@ -115,7 +119,15 @@ class _Worker:
             raise KeyError(f"no piece {job_id} in progress")
         if limit and calls:
             calls.extendleft(reversed(self._engine.shorten(calls.popleft(), limit)))
-        pcm = self._engine.run(calls.popleft()).tobytes() if calls else b""
+        pcm = b""
+        if calls:
+            call = calls.popleft()
+            try:
+                pcm = self._engine.run(call, tag=job_id).tobytes()
+            except Interrupted:
+                # Someone else needs the model now: this call is spoken again later.
+                calls.appendleft(call)
+                _LOGGER.debug("Call of piece %s interrupted", job_id)
         if not calls:
             del self._plans[job_id]
         self.send(Audio(job_id, more=bool(calls), pcm=pcm))
@@ -158,14 +170,24 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
         stdout.flush()
         return 1
     worker.send(Ready(os.getpid(), list(engine.voice_names)))
-    while (event := read_event(stdin)) is not None:
-        try:
-            message = decode(event)
-        except BadMessage as err:
-            _LOGGER.error("%s", err)
-            continue
-        if isinstance(message, Stop):
-            break
+    # Messages are read on a thread, so a Preempt can stop the call that runs now.
+    messages: queue.Queue[Message | None] = queue.Queue()
+
+    def read() -> None:
+        while (event := read_event(stdin)) is not None:
+            try:
+                message = decode(event)
+            except BadMessage as err:
+                _LOGGER.error("%s", err)
+                continue
+            if isinstance(message, Preempt):
+                engine.interrupt(message.id)
+            else:
+                messages.put(message)
+        messages.put(None)
+
+    threading.Thread(target=read, name="worker messages", daemon=True).start()
+    while (message := messages.get()) is not None and not isinstance(message, Stop):
         worker.handle(message)
     return 0
 
