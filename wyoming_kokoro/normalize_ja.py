@@ -14,7 +14,8 @@ import unicodedata
 
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
-_DATE = re.compile(r"(?<![\d/.-])(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?![\d/.-])")
+# 2025/4/1, 2025-04-01: year 年 month 月 day 日 in Japanese and Chinese alike.
+DATE = re.compile(r"(?<![\d/.-])(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?![\d/.-])")
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£₩])\s?({_NUM})(?:\s?(万|億|兆))?")
 _CURRENCY_AFTER = re.compile(rf"({_NUM})\s?([¥€£])")
 _CURRENCY = {"¥": "円", "$": "ドル", "€": "ユーロ", "£": "ポンド", "₩": "ウォン"}
@@ -44,7 +45,7 @@ def _time(match: re.Match[str]) -> str:
     return words
 
 
-def _date(match: re.Match[str]) -> str:
+def date_words(match: re.Match[str]) -> str:
     year, month, day = match.group(1), int(match.group(3)), int(match.group(4))
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return match.group()
@@ -55,7 +56,7 @@ def normalize_japanese(text: str) -> str:
     """Spell out the written forms OpenJTalk misreads; leave the rest to it."""
     # Full-width digits, letters and signs to ASCII, half-width kana to full width.
     text = unicodedata.normalize("NFKC", text)
-    text = _DATE.sub(_date, text)
+    text = DATE.sub(date_words, text)
     text = _TIME.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text

@@ -13,12 +13,13 @@ import logging
 import re
 import unicodedata
 
+from .normalize_ja import DATE, date_words
+
 _LOGGER = logging.getLogger(__name__)
 
 _NUM = r"\d+(?:\.\d+)?"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
-_DATE = re.compile(r"(?<![\d/.-])(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?![\d/.-])")
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£])\s?({_NUM})(?:\s?(万|亿))?")
 _CURRENCY = {"¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
 _CELSIUS = re.compile(rf"({_NUM})\s?°\s?C")
@@ -42,20 +43,13 @@ def _time(match: re.Match[str]) -> str:
     return words
 
 
-def _date(match: re.Match[str]) -> str:
-    year, month, day = match.group(1), int(match.group(3)), int(match.group(4))
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return match.group()
-    return f"{year}年{month}月{day}日"
-
-
 def normalize_chinese(text: str) -> str:
     """Written Mandarin → characters a reader would say, numbers included."""
     import cn2an  # only the worker that speaks Chinese pays for it
 
     text = unicodedata.normalize("NFKC", text)
     text = _THOUSANDS.sub("", text)
-    text = _DATE.sub(_date, text)
+    text = DATE.sub(date_words, text)
     text = _TIME.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
