@@ -47,6 +47,9 @@ def _settings_from(params: dict[str, Any]) -> Settings:
         max_connections=params["max_connections"],
         normalize=not params["no_normalize"],
         max_call_tokens=params["max_call_tokens"],
+        http=params["http"],
+        api_key=params["api_key"],
+        cors_origins=tuple(params["cors_origin"]),
         debug=params["debug"],
     )
 
@@ -121,6 +124,15 @@ def _settings_from(params: dict[str, Any]) -> Settings:
 )
 @click.option("--no-normalize", is_flag=True, help="Do not rewrite numbers and symbols.")
 @max_call_tokens_option
+@click.option(
+    "--http",
+    metavar="URI",
+    help="Also serve the OpenAI-compatible HTTP API here, e.g. tcp://0.0.0.0:8880.",
+)
+@click.option("--api-key", help="Bearer token that HTTP requests must send.")
+@click.option(
+    "--cors-origin", multiple=True, help="Origin allowed to call the HTTP API from a browser."
+)
 @click.option("--debug", is_flag=True, help="Log in detail.")
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:

@@ -48,6 +48,10 @@ class Settings:
     max_connections: int = 64
     normalize: bool = True
     max_call_tokens: int = DEFAULT_CALL_TOKENS
+    # The OpenAI-compatible HTTP side (wyoming_kokoro/http/), off unless a URI is given
+    http: str | None = None  # e.g. tcp://0.0.0.0:8880
+    api_key: str | None = None  # bearer token the HTTP side requires, if set
+    cors_origins: tuple[str, ...] = ()  # origins allowed by CORS; empty: CORS off
     debug: bool = False
 
     @property
