@@ -14,7 +14,7 @@ from procs import mark
 
 from wyoming_kokoro.assets import resolve
 from wyoming_kokoro.engine import Engine, EngineOptions
-from wyoming_kokoro.settings import default_threads
+from wyoming_kokoro.options import default_threads
 from wyoming_kokoro.text import split_text
 
 VOICE = "jm_kumo"

@@ -17,9 +17,9 @@ from .assets import Assets, check_file
 from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer, reading_language
 from .normalize import normalize
+from .options import MAX_CALL_TOKENS, SPEED, default_threads
 from .phrases import first_phrase
 from .session import Interruptible, ModelLoading
-from .settings import CALL_TOKENS_RANGE, DEFAULT_CALL_TOKENS, default_threads
 from .voices import VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -33,13 +33,11 @@ class EngineOptions:
     normalize: bool = True
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True
-    max_call_tokens: int = DEFAULT_CALL_TOKENS
+    max_call_tokens: int = MAX_CALL_TOKENS.default
     optimized_copy: bool = True  # keep an ORT-format copy of the model (faster loads)
 
     def __post_init__(self) -> None:
-        low, high = CALL_TOKENS_RANGE
-        if not low <= self.max_call_tokens <= high:
-            raise ValueError(f"max call tokens must be {low}-{high}, got {self.max_call_tokens}")
+        MAX_CALL_TOKENS.check(self.max_call_tokens)
 
 
 @dataclass(frozen=True)
@@ -133,8 +131,7 @@ class Engine:
         """
         from kokoro_onnx.chunker import split_phonemes
 
-        if not 0.5 <= speed <= 2.0:
-            raise ValueError(f"speed must be between 0.5 and 2.0, got {speed}")
+        SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
         cut = first_phrase(piece) if quick_start and lang.startswith("en") else None

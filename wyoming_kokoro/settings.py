@@ -1,53 +1,42 @@
-"""Server settings: one typed dataclass, built once from flags and environment."""
+"""Server settings: one typed dataclass, built once from flags and environment.
+
+Defaults come from the option table (options.py), the one place they are written.
+"""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_URI = "tcp://0.0.0.0:10200"
-
-# Tokens per model call. The voices sound right from about 100 to 250 tokens
-# (REFERENCE §4), but the worker's peak memory follows its longest call, because
-# onnxruntime's arena keeps its high-water mark: about 400 MB at 120 tokens and
-# 550 MB at 250. Longer calls cut a long clause between two words less often.
-DEFAULT_CALL_TOKENS = 120
-CALL_TOKENS_RANGE = (50, 500)  # the model's context is 510 phonemes
-
-
-def default_threads() -> int:
-    """Logical CPUs, at most 4: small boxes have 2-4 (on SMT machines this can exceed the
-    physical cores that onnxruntime scales with; set --threads there)."""
-    return max(1, min(4, os.cpu_count() or 1))
+from . import options as o
 
 
 @dataclass(frozen=True)
 class Settings:
     """Everything the server was configured with."""
 
-    uri: str = DEFAULT_URI
+    uri: str = o.URI.default
     zeroconf_name: str | None = None  # None: do not advertise
     zeroconf_address: str | None = None
     zeroconf_interfaces: tuple[str, ...] = ()
     voice: str | None = None
-    speed: float = 1.0
+    speed: float = o.SPEED.default
     data_dirs: tuple[Path, ...] = ()
     model: Path | None = None
     voices: Path | None = None
     download: str | None = None
-    download_url: str = ""
-    threads: int = 0  # 0: default_threads()
-    idle_timeout: float = 300.0
+    download_url: str = o.DOWNLOAD_URL.default
+    threads: int = o.THREADS.default  # 0: default_threads()
+    idle_timeout: float = o.IDLE_TIMEOUT.default
     preload: bool = False
     prefork: bool = False  # a waiting parent forks workers: faster cold start, ~75 MB idle
     streaming: bool = True
-    max_text_chars: int = 100_000
-    min_free_mb: int = 400
-    connection_timeout: float = 600.0
-    max_connections: int = 64
+    max_text_chars: int = o.MAX_TEXT_CHARS.default
+    min_free_mb: int = o.MIN_FREE_MB.default
+    connection_timeout: float = o.CONNECTION_TIMEOUT.default
+    max_connections: int = o.MAX_CONNECTIONS.default
     normalize: bool = True
-    max_call_tokens: int = DEFAULT_CALL_TOKENS
+    max_call_tokens: int = o.MAX_CALL_TOKENS.default
     # The OpenAI-compatible HTTP side (wyoming_kokoro/http/), off unless a URI is given
     http: str | None = None  # e.g. tcp://0.0.0.0:8880
     api_key: str | None = None  # bearer token the HTTP side requires, if set
@@ -56,4 +45,4 @@ class Settings:
 
     @property
     def effective_threads(self) -> int:
-        return self.threads or default_threads()
+        return self.threads or o.default_threads()

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from wyoming.event import read_event, write_event
 
 from .assets import Assets
+from .options import MAX_CALL_TOKENS
 from .protocol import (
     Audio,
     BadMessage,
@@ -41,7 +42,6 @@ from .protocol import (
     decode,
 )
 from .session import Interrupted
-from .settings import DEFAULT_CALL_TOKENS
 
 if TYPE_CHECKING:
     from .engine import Call, Engine
@@ -57,7 +57,7 @@ class WorkerConfig:
     threads: int
     normalize: bool
     lexicon: dict[str, str]
-    max_call_tokens: int = DEFAULT_CALL_TOKENS
+    max_call_tokens: int = MAX_CALL_TOKENS.default
     debug: bool = False
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,11 +11,9 @@ from typing import Any
 
 import click
 
-from wyoming_kokoro import __version__
+from wyoming_kokoro import __version__, options
 from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.g2p import load_lexicons
-from wyoming_kokoro.modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
-from wyoming_kokoro.options import max_call_tokens_option
 from wyoming_kokoro.voices import (
     CATALOG,
     G2P_LANGUAGES,
@@ -68,31 +66,17 @@ def _list_voices(installed: tuple[str, ...]) -> None:
     "-o", "--output", metavar="PATH", help="Audio file to write; '-' = raw PCM to stdout."
 )
 @click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
-@click.option("-v", "--voice", help="Voice or blend, e.g. af_bella(2)+af_sky(1).")
-@click.option("-s", "--speed", type=click.FloatRange(0.5, 2.0), default=1.0, show_default=True)
+@options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"})
 @click.option(
     "-l",
     "--lang",
     help=f"Language of the text ({', '.join(G2P_LANGUAGES)}); default: the voice's own "
     "(Japanese and Chinese voices read text without kana or ideographs as English).",
 )
-@click.option("--model", type=click.Path(path_type=Path), envvar="KOKORO_MODEL")
-@click.option("--voices", type=click.Path(path_type=Path), envvar="KOKORO_VOICES")
-@click.option(
-    "--data-dir", multiple=True, type=click.Path(path_type=Path), help="Where to look for files."
-)
-@click.option("--threads", type=click.IntRange(1, 64), help="onnxruntime threads.")
-@click.option("--no-normalize", is_flag=True, help="Read numbers and symbols as espeak does.")
-@max_call_tokens_option
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
-@click.option(
-    "--download",
-    type=click.Choice(sorted(MODEL_FILES)),
-    help="Fetch the upstream model + voices into the data dir, verified, then continue.",
-)
-@click.option("--download-url", envvar="KOKORO_DOWNLOAD_URL", default=DEFAULT_DOWNLOAD_URL)
+@options.apply((options.DOWNLOAD, options.DOWNLOAD_URL))
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, only errors.")
-@click.option("--debug", is_flag=True)
+@options.apply((options.DEBUG,))
 @click.version_option(__version__, prog_name="kokoro-say")
 def main(**params: Any) -> None:
     """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.
@@ -124,7 +108,7 @@ class SayConfig:
     model: Path | None
     voices: Path | None
     data_dir: tuple[Path, ...]
-    threads: int | None
+    threads: int
     no_normalize: bool
     max_call_tokens: int
     list_voices: bool
@@ -181,14 +165,14 @@ def _run(config: SayConfig) -> None:
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    options = EngineOptions(
+    engine_options = EngineOptions(
         normalize=not config.no_normalize,
         lexicon=load_lexicons(config.data_dirs),
         max_call_tokens=config.max_call_tokens,
     )
-    if config.threads:
-        options.threads = config.threads
-    engine = Engine(assets, options)
+    if config.threads:  # 0: automatic
+        engine_options.threads = config.threads
+    engine = Engine(assets, engine_options)
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
     with (
         AudioSink(config.output, fmt) as sink,
