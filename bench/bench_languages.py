@@ -60,7 +60,7 @@ print(json.dumps(dict(first=first, per_1000=per_1000, rss_delta=loaded - base)))
 _WORKER = """
 import json, sys
 import numpy as np
-from wyoming_kokoro.assets import resolve
+from wyoming_kokoro.models.assets import resolve
 from wyoming_kokoro.engine import Engine
 from wyoming_kokoro.memory import rss_mb
 from wyoming_kokoro.text import split_text
@@ -124,7 +124,7 @@ def routes_table() -> None:
     from test_japanese import READINGS
 
     from wyoming_kokoro.g2p import has_cjk
-    from wyoming_kokoro.g2p_ja import JapaneseG2P
+    from wyoming_kokoro.g2p.ja import JapaneseG2P
     from wyoming_kokoro.normalize import normalize
 
     ours = JapaneseG2P(lambda text: text)

@@ -12,8 +12,8 @@ from typing import Any
 import texts
 from procs import mark
 
-from wyoming_kokoro.assets import resolve
 from wyoming_kokoro.engine import Engine, EngineOptions
+from wyoming_kokoro.models.assets import resolve
 from wyoming_kokoro.options import default_threads
 from wyoming_kokoro.text import split_text
 
@@ -135,7 +135,7 @@ def core_rss_kokoro(quick: bool) -> Result:
     import onnxruntime as ort
     from kokoro_onnx import Kokoro
 
-    from wyoming_kokoro.assets import prepare_model
+    from wyoming_kokoro.models.assets import prepare_model
 
     assets = resolve(None, None, [])
     options = ort.SessionOptions()  # kokoro-onnx's defaults, only the thread count set

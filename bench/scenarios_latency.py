@@ -80,7 +80,7 @@ def cold_start(quick: bool) -> Result:
 _LOAD_PROBE = """
 import json, sys, time
 began = time.monotonic()
-from wyoming_kokoro.assets import resolve
+from wyoming_kokoro.models.assets import resolve
 from wyoming_kokoro.engine import Engine, EngineOptions
 imported = time.monotonic()
 engine = Engine(resolve(None, None, []), EngineOptions(optimized_copy=sys.argv[1] == "copy"))

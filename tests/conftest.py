@@ -56,8 +56,8 @@ def recognizer() -> Recognizer:
 
 @pytest.fixture(scope="session")
 def engine():
-    from wyoming_kokoro.assets import resolve
     from wyoming_kokoro.engine import Engine
+    from wyoming_kokoro.models.assets import resolve
 
     loaded = Engine(resolve(None, None, []))
     loaded.warm_up()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from wyoming_kokoro.assets import Assets
+from wyoming_kokoro.models.assets import Assets
 from wyoming_kokoro.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
 from wyoming_kokoro.worker import WorkerConfig
 

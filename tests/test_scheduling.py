@@ -21,10 +21,10 @@ from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, Synthesize
 from wyoming_io import collect, run, synthesize
 
 from wyoming_kokoro import scheduler as scheduler_module
-from wyoming_kokoro.assets import resolve
 from wyoming_kokoro.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.info import build_info
 from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.models.assets import resolve
 from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
 from wyoming_kokoro.wire import Limits
 from wyoming_kokoro.worker import WorkerConfig

@@ -276,7 +276,7 @@ def test_memory_guard_refuses_to_start_a_worker() -> None:
 
 
 def test_model_broken_between_bursts_gives_clear_errors_then_recovers(tmp_path) -> None:
-    from wyoming_kokoro.assets import prepare_model, resolve
+    from wyoming_kokoro.models.assets import prepare_model, resolve
 
     good = prepare_model(resolve(None, None, []))
     model = tmp_path / good.name

@@ -11,7 +11,7 @@ import pytest
 from conftest import wer
 from wyoming.event import read_event, write_event
 
-from wyoming_kokoro.assets import resolve
+from wyoming_kokoro.models.assets import resolve
 from wyoming_kokoro.protocol import (
     Audio,
     Drop,

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from . import __version__, options
-from .assets import AssetError, default_data_dir
+from .models.assets import AssetError, default_data_dir
 from .server import serve
 from .settings import Settings
 from .voices import VoiceError

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assets import Assets, check_file
 from .audio import pause_after, silence, to_pcm16
 from .g2p import Phonemizer, reading_language
+from .models.assets import Assets, check_file
 from .normalize import normalize
 from .options import MAX_CALL_TOKENS, SPEED, default_threads
 from .phrases import first_phrase

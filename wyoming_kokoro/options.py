@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES
+from .models.files import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 
 F = TypeVar("F", bound=Callable[..., Any])
 

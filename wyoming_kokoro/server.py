@@ -16,10 +16,10 @@ from urllib.parse import urlparse
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
-from .assets import Assets, resolve
 from .g2p import load_lexicons
 from .handler import HandlerConfig, KokoroHandler
 from .info import build_info
+from .models.assets import Assets, resolve
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
 from .voices import default_voice, parse_voice
@@ -33,7 +33,7 @@ SEND_BUFFER_BYTES = 64 * 1024
 
 def _prepare_assets(settings: Settings) -> Assets:
     if settings.download:
-        from .download import DownloadError, download_model
+        from .models.download import DownloadError, download_model
 
         try:
             download_model(settings.download, settings.data_dirs[0], settings.download_url)

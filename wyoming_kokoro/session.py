@@ -20,8 +20,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .assets import AssetError, Assets, cache_dir, model_file
-from .modelfiles import BY_NAME
+from .models.assets import AssetError, Assets, cache_dir, model_file
+from .models.files import BY_NAME
 
 if TYPE_CHECKING:
     import onnxruntime as ort

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from wyoming.event import read_event, write_event
 
-from .assets import Assets
+from .models.assets import Assets
 from .options import MAX_CALL_TOKENS
 from .protocol import (
     Audio,
@@ -145,7 +145,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
     if config.debug:
         logging.getLogger().setLevel(logging.DEBUG)
 
-    from .assets import AssetError
+    from .models.assets import AssetError
     from .session import ModelLoading
 
     # The model loads while the rest is imported: the engine pulls in numpy,
@@ -236,7 +236,7 @@ def _ensure_tempdir() -> None:
     no writable /tmp (a locked-down add-on) every burst failed. Use the cache then."""
     import tempfile
 
-    from .assets import cache_dir
+    from .models.assets import cache_dir
 
     try:
         tempfile.gettempdir()

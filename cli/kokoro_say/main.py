@@ -12,8 +12,8 @@ from typing import Any
 import click
 
 from wyoming_kokoro import __version__, options
-from wyoming_kokoro.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.g2p import load_lexicons
+from wyoming_kokoro.models.assets import AssetError, default_data_dir, resolve
 from wyoming_kokoro.voices import (
     CATALOG,
     G2P_LANGUAGES,
@@ -123,7 +123,7 @@ class SayConfig:
 
 
 def _download(config: SayConfig) -> None:
-    from wyoming_kokoro.download import ConsoleProgress, DownloadError, download_model
+    from wyoming_kokoro.models.download import ConsoleProgress, DownloadError, download_model
 
     assert config.download
     try:

@@ -13,7 +13,7 @@ import logging
 import re
 import unicodedata
 
-from .normalize_ja import DATE, date_words
+from .ja import DATE, date_words
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from types import MappingProxyType
 
-from .normalize_en_dates import dates_and_times, weekdays, years
-from .normalize_en_text import abbreviations, addresses, phones_and_versions
-from .normalize_en_units import money_and_units
-from .normalize_en_words import NUMBER, cardinal, number, ordinal, plural, year
+from .en_dates import dates_and_times, weekdays, years
+from .en_text import abbreviations, addresses, phones_and_versions
+from .en_units import money_and_units
+from .en_words import NUMBER, cardinal, number, ordinal, plural, year
 
 _DIGIT_RE = re.compile(r"\d")
 

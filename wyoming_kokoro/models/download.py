@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .assets import AssetError, check_file, mark_verified, sha256_of
-from .modelfiles import DEFAULT_DOWNLOAD_URL, MODEL_FILES, VOICES_FILE, KnownFile
+from .files import DEFAULT_DOWNLOAD_URL, MODEL_FILES, VOICES_FILE, KnownFile
 
 _LOGGER = logging.getLogger(__name__)
 

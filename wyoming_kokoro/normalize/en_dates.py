@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from .normalize_en_words import ONES, cardinal, keep_period, ordinal, plural, year
+from .en_words import ONES, cardinal, keep_period, ordinal, plural, year
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",

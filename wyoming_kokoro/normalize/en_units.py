@@ -6,7 +6,7 @@ import re
 from types import MappingProxyType
 from typing import NamedTuple
 
-from .normalize_en_words import NUMBER, cardinal, number
+from .en_words import NUMBER, cardinal, number
 
 
 class _Money(NamedTuple):

@@ -111,11 +111,11 @@ class Phonemizer:
         if backend is None:
             english = self._backend("en-us")
             if lang == "ja":
-                from .g2p_ja import JapaneseG2P
+                from .ja import JapaneseG2P
 
                 backend = JapaneseG2P(english)
             else:
-                from .g2p_zh import ChineseG2P
+                from .zh import ChineseG2P
 
                 backend = ChineseG2P(english)
             self._cjk[lang] = backend

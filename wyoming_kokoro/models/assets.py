@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .modelfiles import BY_NAME, MODEL_FILES, MODEL_PREFERENCE, VOICES_FILE, KnownFile
-from .voices import voices_in_file
+from ..voices import voices_in_file
+from .files import BY_NAME, MODEL_FILES, MODEL_PREFERENCE, VOICES_FILE, KnownFile
 
 _LOGGER = logging.getLogger(__name__)
 

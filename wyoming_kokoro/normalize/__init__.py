@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from .g2p import reading_language
-from .normalize_en import normalize_english
-from .normalize_ja import normalize_japanese
-from .normalize_other import normalize_other
-from .normalize_zh import normalize_chinese
+from ..g2p import reading_language
+from .en import normalize_english
+from .ja import normalize_japanese
+from .other import normalize_other
+from .zh import normalize_chinese
 
 __all__ = ["normalize"]
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from num2words import num2words
 
-from .normalize_hi import hindi_cardinal
+from .hi import hindi_cardinal
 
 _Money = tuple[str, str, str | None, str | None, bool]  # one, many, cent, cents, feminine
 

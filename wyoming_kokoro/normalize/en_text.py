@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from types import MappingProxyType
 
-from .normalize_en_words import cardinal, digits, keep_period, number, year
+from .en_words import cardinal, digits, keep_period, number, year
 
 _TLDS = (
     "com|org|net|io|dev|app|ai|co|uk|de|fr|es|it|nl|eu|be|ch|at|se|dk|fi|pl|pt|br|ca|au|us|jp|"
