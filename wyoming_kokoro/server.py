@@ -94,6 +94,14 @@ async def serve(settings: Settings) -> None:
     stop = asyncio.Event()
     _stop_on_signals(stop)
     scheduler.start(preload=settings.preload)
+    http = None
+    if settings.http:
+        # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.
+        from .http import start_http
+
+        http = await start_http(
+            settings, scheduler, assets.voice_names, voice, lambda: next(client_ids)
+        )
     server, port = await _listen(settings.uri, on_connect, stop)
     discovery = None
     if settings.zeroconf_name and port is not None:
@@ -104,6 +112,8 @@ async def serve(settings: Settings) -> None:
     finally:
         if server is not None:
             server.close()
+        if http is not None:
+            await http.stop()
         for task in list(handlers):
             task.cancel()
         await asyncio.gather(*handlers, return_exceptions=True)

@@ -1,0 +1,157 @@
+"""The aiohttp application: routes, bearer token, CORS, and the page at `/`."""
+
+from __future__ import annotations
+
+import hmac
+import time
+from importlib import resources
+
+from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
+
+from .. import __version__
+from ..voices import describe_voice
+from .errors import ApiError, error_middleware
+from .request import MODELS
+from .speech import SPEECH_CONFIG, SpeechConfig, speech
+from .voicemap import voice_map
+
+# Routes anyone may read: the page has no data of its own, and a health check
+# (Docker, a proxy) has no token.
+_PUBLIC = ("/", "/health", "/static/")
+_STARTED = int(time.time())
+_STATIC = {
+    "page.js": "text/javascript",
+    "page.css": "text/css",
+}
+# The page loads nothing from elsewhere; audio plays from blob: URLs it makes.
+_PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; media-src 'self' blob:; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _auth_middleware(api_key: str | None) -> Middleware:
+    expected = f"Bearer {api_key}".encode() if api_key else None
+
+    @web.middleware
+    async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if expected is None or request.method == "OPTIONS" or _is_public(request.path):
+            return await handler(request)
+        given = request.headers.get("Authorization", "").encode()
+        # Constant time: the comparison must not tell how much of a guess was right.
+        if not hmac.compare_digest(given, expected):
+            raise ApiError(401, "missing or wrong API key (Authorization: Bearer …)", code=None)
+        return await handler(request)
+
+    return auth
+
+
+def _is_public(path: str) -> bool:
+    return path in _PUBLIC or path.startswith("/static/")
+
+
+def _cors_middleware(origins: tuple[str, ...]) -> Middleware:
+    allowed = set(origins)
+
+    @web.middleware
+    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        if origin is None or not (origin in allowed or "*" in allowed):
+            return await handler(request)
+        headers = {
+            "Access-Control-Allow-Origin": "*" if "*" in allowed else origin,
+            "Vary": "Origin",
+        }
+        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+            headers |= {
+                "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                "Access-Control-Allow-Headers": "Authorization, Content-Type",
+                "Access-Control-Max-Age": "600",
+            }
+            return web.Response(status=204, headers=headers)
+        response = await handler(request)
+        response.headers.update(headers)
+        return response
+
+    return cors
+
+
+async def health(request: web.Request) -> web.Response:
+    # Only looks: a health check must never load the model.
+    scheduler = request.app[SPEECH_CONFIG].scheduler
+    worker = "loaded" if scheduler.worker_pid is not None else "unloaded"
+    return web.json_response({"status": "ok", "worker": worker, "version": __version__})
+
+
+async def voices(request: web.Request) -> web.Response:
+    config = request.app[SPEECH_CONFIG].voices
+    entries = []
+    for name in config.installed:
+        info = describe_voice(name)
+        entries.append(
+            {
+                "id": name,
+                "name": info.title,
+                "language": info.language.locale,
+                "gender": info.gender,
+                "grade": info.grade,
+            }
+        )
+    return web.json_response(
+        {
+            "voices": entries,  # the shape Open WebUI reads (id, name)
+            "default": config.default,
+            "openai_voices": voice_map(config.installed, config.default),
+        }
+    )
+
+
+def _model(model_id: str) -> dict[str, object]:
+    return {"id": model_id, "object": "model", "created": _STARTED, "owned_by": "wyoming-kokoro"}
+
+
+async def models(_request: web.Request) -> web.Response:
+    return web.json_response({"object": "list", "data": [_model(m) for m in MODELS]})
+
+
+async def audio_models(_request: web.Request) -> web.Response:
+    # Open WebUI lists TTS models of an OpenAI-like server from here.
+    return web.json_response({"models": [{"id": m, "name": m} for m in MODELS]})
+
+
+async def page(_request: web.Request) -> web.Response:
+    body = resources.files(__package__).joinpath("static/index.html").read_bytes()
+    return web.Response(body=body, content_type="text/html", charset="utf-8", headers=_PAGE_HEADERS)
+
+
+async def static(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in _STATIC:
+        raise ApiError(404, f"no such file: {name}", code="not_found")
+    body = resources.files(__package__).joinpath("static", name).read_bytes()
+    return web.Response(body=body, content_type=_STATIC[name], headers=_PAGE_HEADERS)
+
+
+def build_app(
+    config: SpeechConfig, api_key: str | None, cors_origins: tuple[str, ...]
+) -> web.Application:
+    """The application; the body limit covers the longest text accepted, in JSON."""
+    max_body = config.voices.max_text_chars * 6 + 4096  # JSON may escape a character as \uXXXX
+    middlewares = [error_middleware, _auth_middleware(api_key)]
+    if cors_origins:
+        middlewares.insert(0, _cors_middleware(cors_origins))
+    app = web.Application(client_max_size=max_body, middlewares=middlewares)
+    app[SPEECH_CONFIG] = config
+    app.router.add_post("/v1/audio/speech", speech)
+    app.router.add_get("/v1/audio/voices", voices)
+    app.router.add_get("/v1/audio/models", audio_models)
+    app.router.add_get("/v1/models", models)
+    app.router.add_get("/health", health)
+    app.router.add_get("/", page)
+    app.router.add_get("/static/{name}", static)
+    return app

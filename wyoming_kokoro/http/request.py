@@ -1,0 +1,118 @@
+"""The body of `POST /v1/audio/speech`, checked field by field as OpenAI defines it.
+
+Kokoro-FastAPI's extensions are read too: `lang_code` (the reading language) and
+voice blends such as "af_bella(2)+af_sky(1)".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..voices import VoiceError, g2p_language, parse_voice
+from .errors import ApiError
+from .voicemap import openai_voice
+
+# Names OpenAI clients send; all speak with the one Kokoro model.
+MODELS = ("kokoro", "tts-1", "tts-1-hd", "gpt-4o-mini-tts")
+OPENAI_SPEED = (0.25, 4.0)  # what OpenAI accepts
+KOKORO_SPEED = (0.5, 2.0)  # what the model speaks well; OpenAI's wider range is clamped
+
+
+@dataclass(frozen=True)
+class Voices:
+    """What the request is checked against: the installed voices and defaults."""
+
+    installed: tuple[str, ...]
+    default: str
+    speed: float  # the server's --speed: used when a request gives none
+    max_text_chars: int
+
+
+@dataclass(frozen=True)
+class SpeechRequest:
+    text: str
+    voice: str  # a voice or blend in parse_voice's canonical form
+    lang: str
+    speed: float
+    response_format: str
+    model: str
+
+
+def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if value is None:
+        raise ApiError(400, f"'{key}' is required", param=key, code="missing_required_parameter")
+    if not isinstance(value, str):
+        raise ApiError(400, f"'{key}' must be a string", param=key, code="invalid_type")
+    return value
+
+
+def _speed(body: dict[str, Any], default: float) -> float:
+    value = body.get("speed")
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ApiError(400, "'speed' must be a number", param="speed", code="invalid_type")
+    low, high = OPENAI_SPEED
+    if not low <= value <= high:
+        raise ApiError(
+            400, f"'speed' must be between {low} and {high}", param="speed", code="invalid_value"
+        )
+    return min(max(float(value), KOKORO_SPEED[0]), KOKORO_SPEED[1])
+
+
+def _voice(body: dict[str, Any], voices: Voices) -> tuple[str, str]:
+    """(canonical voice or blend, reading language)."""
+    raw = body.get("voice")
+    if isinstance(raw, dict):  # newer OpenAI clients may send {"id": "..."}
+        raw = raw.get("id")
+    name = _string({"voice": raw}, "voice", voices.default)
+    mapped = openai_voice(name, voices.installed, voices.default)
+    try:
+        spec = parse_voice(mapped or name, voices.installed)
+    except VoiceError as err:
+        raise ApiError(400, f"{err}; see GET /v1/audio/voices", "voice", "voice_not_found") from err
+    lang = body.get("lang_code") or body.get("language")
+    try:
+        return str(spec), g2p_language(spec, override=lang if isinstance(lang, str) else None)
+    except VoiceError as err:
+        raise ApiError(400, str(err), param="lang_code", code="invalid_value") from err
+
+
+def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
+    """Check a decoded JSON body; raises ApiError with OpenAI's status and wording."""
+    if not isinstance(body, dict):
+        raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
+    model = _string(body, "model", "kokoro")
+    if model not in MODELS:
+        raise ApiError(
+            404,
+            f"the model '{model}' does not exist; use one of: {', '.join(MODELS)}",
+            param="model",
+            code="model_not_found",
+        )
+    text = _string(body, "input")
+    if not text.strip():
+        raise ApiError(400, "'input' is empty", param="input", code="empty_input")
+    if len(text) > voices.max_text_chars:
+        raise ApiError(
+            413,
+            f"'input' is {len(text)} characters; the limit is {voices.max_text_chars}",
+            param="input",
+            code="input_too_long",
+        )
+    stream_format = body.get("stream_format", "audio")
+    if stream_format != "audio":
+        raise ApiError(
+            400, "only stream_format 'audio' is supported", "stream_format", "invalid_value"
+        )
+    voice, lang = _voice(body, voices)
+    return SpeechRequest(
+        text=text,
+        voice=voice,
+        lang=lang,
+        speed=_speed(body, voices.speed),
+        response_format=_string(body, "response_format", "mp3").lower(),
+        model=model,
+    )

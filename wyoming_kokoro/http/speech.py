@@ -1,0 +1,174 @@
+"""`POST /v1/audio/speech`: text → the fair scheduler → encoded audio, streamed.
+
+The status line waits for the first audio (so a worker that cannot start is a
+clear 503, not a broken body); from then on every piece is encoded and sent as
+soon as the worker has spoken it, with chunked transfer. A client that goes
+away — or stops reading — has its waiting pieces dropped from the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from aiohttp import web
+
+from ..scheduler import Scheduler, SynthesisError
+from ..utterance import SpokenText
+from .encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
+from .errors import ApiError
+from .request import SpeechRequest, Voices, parse_speech
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SpeechConfig:
+    """What every speech request shares; built once by the server."""
+
+    scheduler: Scheduler
+    voices: Voices
+    next_client_id: Callable[[], int]  # shared with the Wyoming side: one id space
+    max_streams: int  # speech requests served at once; more get 503
+    write_timeout: float  # a client that reads nothing this long is dropped
+
+
+SPEECH_CONFIG: web.AppKey[SpeechConfig] = web.AppKey("speech_config", SpeechConfig)
+_ACTIVE: web.AppKey[set[int]] = web.AppKey("active_streams", set)
+
+
+async def _read_body(request: web.Request) -> object:
+    try:
+        return await request.json()
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ApiError(
+            400, f"the request body is not valid JSON: {err}", code="invalid_json"
+        ) from None
+
+
+async def speech(request: web.Request) -> web.StreamResponse:
+    config = request.app[SPEECH_CONFIG]
+    body = await _read_body(request)
+    speech_request = parse_speech(body, config.voices)
+    try:
+        encoder = make_encoder(speech_request.response_format)
+    except UnsupportedFormat as err:
+        raise ApiError(400, str(err), "response_format", "unsupported_format") from err
+    active = request.app.setdefault(_ACTIVE, set())
+    try:
+        if len(active) >= config.max_streams:
+            raise ApiError(
+                503, f"too many speech requests at once (limit {config.max_streams})", code="busy"
+            )
+        client = config.next_client_id()
+        active.add(client)
+        return await _stream(request, config, speech_request, encoder, client)
+    finally:
+        encoder.close()
+
+
+async def _stream(
+    request: web.Request,
+    config: SpeechConfig,
+    speech_request: SpeechRequest,
+    encoder: Encoder,
+    client: int,
+) -> web.StreamResponse:
+    scheduler = config.scheduler
+    spoken = SpokenText(
+        scheduler,
+        client,
+        speech_request.voice,
+        speech_request.speed,
+        speech_request.lang,
+        config.voices.max_text_chars,
+    )
+    spoken.add_text(speech_request.text)
+    spoken.finish()
+    audio = spoken.audio()
+    try:
+        if spoken.pieces == 0:
+            raise ApiError(
+                422, "'input' has nothing to speak (only markup or symbols)", "input", "no_speech"
+            )
+        try:
+            first = await anext(audio)
+        except StopAsyncIteration:
+            first = b""
+        except SynthesisError as err:
+            raise ApiError(
+                503, f"speech synthesis is unavailable: {err}", code="unavailable"
+            ) from err
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": _content_type(speech_request.response_format),
+                "X-Kokoro-Voice": speech_request.voice,
+                "Cache-Control": "no-store",
+            }
+        )
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        await _send(request, response, encoder, first, audio, config.write_timeout)
+        _LOGGER.info(
+            "HTTP client %d: %d pieces spoken as %s with %s",
+            client,
+            spoken.pieces,
+            speech_request.response_format,
+            speech_request.voice,
+        )
+        return response
+    finally:
+        # Whatever ended the request (done, failed, client gone), its queue is freed.
+        scheduler.cancel(client)
+        request.app[_ACTIVE].discard(client)
+        await audio.aclose()
+
+
+async def _send(
+    request: web.Request,
+    response: web.StreamResponse,
+    encoder: Encoder,
+    first: bytes,
+    audio: AsyncIterator[bytes],
+    timeout: float,
+) -> None:
+    async def write(data: bytes) -> None:
+        if not data:
+            return
+        try:
+            await asyncio.wait_for(response.write(data), timeout)
+        except asyncio.TimeoutError:
+            # close() would wait for the unread audio to be flushed: forever.
+            if request.transport is not None:
+                request.transport.abort()
+            raise ConnectionResetError("the client stopped reading") from None
+
+    async def encode(pcm: bytes) -> bytes:
+        # FFmpeg's encoders hold the GIL little but take time: keep the loop free.
+        return (
+            await asyncio.to_thread(encoder.encode, pcm)
+            if encoder.blocking
+            else encoder.encode(pcm)
+        )
+
+    try:
+        await write(await encode(first))
+        async for pcm in audio:
+            await write(await encode(pcm))
+        tail = await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
+        await write(tail)
+        await response.write_eof()
+    except SynthesisError as err:
+        # The status is sent: all a client can be told now is a cut-off body.
+        _LOGGER.warning("Speech failed mid-stream: %s", err)
+        if request.transport is not None:
+            request.transport.abort()
+    except ConnectionError as err:
+        _LOGGER.debug("HTTP client went away: %s", err)
+
+
+def _content_type(response_format: str) -> str:
+    return FORMATS[response_format].content_type

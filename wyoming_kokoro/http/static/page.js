@@ -1,0 +1,109 @@
+// The page at `/`: lists the voices, speaks through POST /v1/audio/speech,
+// plays and offers the result for download. No libraries, nothing fetched from elsewhere.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let audioUrl = null;
+
+function headers() {
+  const h = { "Content-Type": "application/json" };
+  const key = $("key").value.trim();
+  if (key) h.Authorization = "Bearer " + key;
+  return h;
+}
+
+function voiceSpec() {
+  const main = $("voice").value;
+  const other = $("blend").value;
+  if (!other || other === main) return main;
+  const share = Number($("share").value);
+  return `${main}(${100 - share})+${other}(${share})`;
+}
+
+function status(text, isError) {
+  $("status").textContent = text;
+  $("status").className = isError ? "error" : "";
+}
+
+async function errorText(response) {
+  try {
+    const body = await response.json();
+    return body.error.message;
+  } catch (e) {
+    return response.statusText;
+  }
+}
+
+async function loadVoices() {
+  const response = await fetch("/v1/audio/voices", { headers: headers() });
+  if (response.status === 401) {
+    $("key-label").hidden = false;
+    status("This server needs an API key: enter it, then press Speak.", true);
+    return;
+  }
+  if (!response.ok) { status(await errorText(response), true); return; }
+  const body = await response.json();
+  for (const select of [$("voice"), $("blend")]) {
+    for (const voice of body.voices) {
+      const option = document.createElement("option");
+      option.value = voice.id;
+      option.textContent = `${voice.id} — ${voice.name}`;
+      select.append(option);
+    }
+  }
+  $("voice").value = body.default;
+  update();
+}
+
+function update() {
+  $("speed-out").textContent = Number($("speed").value).toFixed(2) + "×";
+  $("share-out").textContent = $("share").value + " %";
+  $("voice-spec").textContent = voiceSpec();
+}
+
+async function speak(event) {
+  event.preventDefault();
+  if (!$("voice").options.length) await loadVoices();
+  const format = $("format").value;
+  $("speak").disabled = true;
+  status("Speaking…");
+  const started = performance.now();
+  try {
+    const response = await fetch("/v1/audio/speech", {
+      method: "POST",
+      headers: headers(),
+      body: JSON.stringify({
+        model: "kokoro",
+        input: $("text").value,
+        voice: voiceSpec(),
+        speed: Number($("speed").value),
+        response_format: format,
+      }),
+    });
+    if (!response.ok) {
+      if (response.status === 401) $("key-label").hidden = false;
+      status(await errorText(response), true);
+      return;
+    }
+    const blob = await response.blob();
+    if (audioUrl) URL.revokeObjectURL(audioUrl);
+    audioUrl = URL.createObjectURL(blob);
+    $("player").src = audioUrl;
+    $("download").href = audioUrl;
+    $("download").download = "speech." + format;
+    $("download").hidden = false;
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    status(`Done in ${seconds} s (${Math.round(blob.size / 1024)} kB).`);
+    $("player").play().catch(() => {});  // autoplay may be refused: the controls remain
+  } catch (e) {
+    status("The server cannot be reached: " + e.message, true);
+  } finally {
+    $("speak").disabled = false;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  for (const id of ["voice", "blend", "share", "speed"]) $(id).addEventListener("input", update);
+  $("form").addEventListener("submit", speak);
+  loadVoices().catch((e) => status("The server cannot be reached: " + e.message, true));
+});

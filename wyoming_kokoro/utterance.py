@@ -1,0 +1,68 @@
+"""Text of one utterance → scheduler jobs → its audio in order, for any transport.
+
+The Wyoming handler and the HTTP API both speak text that may arrive in pieces:
+each complete sentence (or clause) becomes a `Job` at once, so the first audio
+comes while later text is still on its way, and the audio of the jobs is read
+back in the order of the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+
+from .scheduler import Job, Scheduler
+from .text import SentenceStream
+
+
+class TextTooLong(ValueError):
+    """More text than the server accepts for one utterance."""
+
+
+class SpokenText:
+    """Feed text with `add_text`, close with `finish`, read PCM from `audio`."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        client_id: int,
+        voice: str,
+        speed: float,
+        lang: str | None,
+        max_chars: int,
+    ) -> None:
+        self._scheduler = scheduler
+        self._client = client_id
+        self._voice = voice
+        self._speed = speed
+        self._lang = lang
+        self._max_chars = max_chars
+        self._stream = SentenceStream(lang or "en")
+        self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
+        self._chars = 0
+        self.pieces = 0  # jobs submitted so far
+
+    def add_text(self, text: str) -> None:
+        """Queue every piece the text completes; raises TextTooLong past the limit."""
+        self._chars += len(text)
+        if self._chars > self._max_chars:
+            raise TextTooLong(f"text is longer than the limit of {self._max_chars} characters")
+        self._submit(self._stream.feed(text))
+
+    def finish(self) -> None:
+        """All text is in: queue what is left; `audio` ends after it."""
+        self._submit(self._stream.finish())
+        self._jobs.put_nowait(None)
+
+    def _submit(self, pieces: list[str]) -> None:
+        for piece in pieces:
+            job = Job(self._client, piece, self._voice, self._speed, self._lang)
+            job.first = self.pieces == 0  # someone waits for this one: it goes first
+            self.pieces += 1
+            self._jobs.put_nowait(self._scheduler.submit(job))
+
+    async def audio(self) -> AsyncGenerator[bytes, None]:
+        """PCM blocks of every piece, in the order of the text; raises SynthesisError."""
+        while (job := await self._jobs.get()) is not None:
+            async for pcm in job.audio():
+                yield pcm
