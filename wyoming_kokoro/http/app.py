@@ -55,30 +55,35 @@ def _is_public(path: str) -> bool:
     return path in _PUBLIC or path.startswith("/static/")
 
 
-def _cors_middleware(origins: tuple[str, ...]) -> Middleware:
-    allowed = set(origins)
+def _cors_headers(request: web.Request, allowed: frozenset[str]) -> dict[str, str]:
+    origin = request.headers.get("Origin")
+    if origin is None or not (origin in allowed or "*" in allowed):
+        return {}
+    return {"Access-Control-Allow-Origin": "*" if "*" in allowed else origin, "Vary": "Origin"}
+
+
+def _enable_cors(app: web.Application, origins: tuple[str, ...]) -> None:
+    """Preflights answered; every response, streamed ones too, carries the headers."""
+    allowed = frozenset(origins)
 
     @web.middleware
-    async def cors(request: web.Request, handler: Handler) -> web.StreamResponse:
-        origin = request.headers.get("Origin")
-        if origin is None or not (origin in allowed or "*" in allowed):
-            return await handler(request)
-        headers = {
-            "Access-Control-Allow-Origin": "*" if "*" in allowed else origin,
-            "Vary": "Origin",
-        }
-        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+    async def preflight(request: web.Request, handler: Handler) -> web.StreamResponse:
+        headers = _cors_headers(request, allowed)
+        if headers and request.method == "OPTIONS":
             headers |= {
                 "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
                 "Access-Control-Allow-Headers": "Authorization, Content-Type",
                 "Access-Control-Max-Age": "600",
             }
             return web.Response(status=204, headers=headers)
-        response = await handler(request)
-        response.headers.update(headers)
-        return response
+        return await handler(request)
 
-    return cors
+    async def on_prepare(request: web.Request, response: web.StreamResponse) -> None:
+        # A signal, not the middleware: a streamed response's headers leave at prepare().
+        response.headers.update(_cors_headers(request, allowed))
+
+    app.middlewares.insert(0, preflight)
+    app.on_response_prepare.append(on_prepare)
 
 
 async def health(request: web.Request) -> web.Response:
@@ -142,10 +147,11 @@ def build_app(
 ) -> web.Application:
     """The application; the body limit covers the longest text accepted, in JSON."""
     max_body = config.voices.max_text_chars * 6 + 4096  # JSON may escape a character as \uXXXX
-    middlewares = [error_middleware, _auth_middleware(api_key)]
+    app = web.Application(
+        client_max_size=max_body, middlewares=[error_middleware, _auth_middleware(api_key)]
+    )
     if cors_origins:
-        middlewares.insert(0, _cors_middleware(cors_origins))
-    app = web.Application(client_max_size=max_body, middlewares=middlewares)
+        _enable_cors(app, cors_origins)
     app[SPEECH_CONFIG] = config
     app.router.add_post("/v1/audio/speech", speech)
     app.router.add_get("/v1/audio/voices", voices)
