@@ -9,10 +9,8 @@ and the exact server command line it would ``exec`` is compared.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import queue
 import re
 import shlex
 import shutil
@@ -20,15 +18,13 @@ import socket
 import stat
 import subprocess
 import sys
-import textwrap
 import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from server_process import ServerProcess
 
 import wyoming_kokoro
 
@@ -674,68 +670,9 @@ def test_healthcheck_fails_without_a_server() -> None:
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def stderr_lines(process: subprocess.Popen[str]) -> Iterator[str]:
-    # A thread drains stderr for the whole run, so a chatty server never blocks on a
-    # full pipe; lines go through a queue so reading can time out.
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def pump() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            lines.put(line)
-        lines.put(None)
-
-    threading.Thread(target=pump, daemon=True).start()
-    while True:
-        try:
-            line = lines.get(timeout=0.5)
-        except queue.Empty:
-            yield ""
-            continue
-        if line is None:
-            return
-        yield line
-
-
-@contextlib.contextmanager
-def real_server(args: list[str], env: dict[str, str] | None = None) -> Iterator[int]:
-    """Run ``python -m wyoming_kokoro ARGS`` until it is ready; yield its port."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "wyoming_kokoro", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    try:
-        seen: list[str] = []
-        port = None
-        deadline = time.monotonic() + 20
-        for line in stderr_lines(server):
-            seen.append(line)
-            match = re.search(r"Ready on tcp://127\.0\.0\.1:(\d+)", line)
-            if match:
-                port = int(match.group(1))
-                break
-            if time.monotonic() > deadline:
-                break
-        assert port, "server never said 'Ready on tcp://...':\n" + textwrap.indent(
-            "".join(seen)[-3000:], "    "
-        )
-        yield port
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
 def test_healthcheck_against_the_real_server(tmp_path: Path) -> None:
-    with real_server(["--uri", "tcp://127.0.0.1:0"], {"KOKORO_CACHE_DIR": str(tmp_path)}) as port:
-        uri = f"tcp://127.0.0.1:{port}"
+    with ServerProcess(env={"KOKORO_CACHE_DIR": str(tmp_path)}) as server:
+        uri = server.uri
         result = healthcheck(uri)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip()
@@ -754,12 +691,14 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
         idle_timeout=60,
         max_call_tokens=200,
         streaming=False,
+        prefork=True,
         debug_logging=True,
     )
     share = tmp_path / "share"
     share.mkdir()
     args[args.index("--uri") + 1] = "tcp://127.0.0.1:0"
     args[args.index("/share/kokoro")] = str(share)
-    with real_server(args, {"KOKORO_CACHE_DIR": str(tmp_path)}) as port:
-        result = healthcheck(f"tcp://127.0.0.1:{port}")
+    # The add-on's --uri comes after the harness's own and wins, as click keeps the last.
+    with ServerProcess(*args, env={"KOKORO_CACHE_DIR": str(tmp_path)}) as server:
+        result = healthcheck(server.uri)
         assert result.returncode == 0, result.stderr

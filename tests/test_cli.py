@@ -117,6 +117,7 @@ def test_corrupt_model_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "x.wav").exists()
 
 
+@pytest.mark.slow
 def test_long_text_is_spoken_to_the_end(tmp_path: Path, recognizer) -> None:
     body = " ".join(
         f"Sensor {n} in the hallway reports that everything is quiet and normal." for n in range(6)
@@ -132,6 +133,7 @@ def test_long_text_is_spoken_to_the_end(tmp_path: Path, recognizer) -> None:
     assert wer("finally the front door is locked", recognizer.transcribe(tail)) <= 0.4
 
 
+@pytest.mark.slow
 def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, recognizer) -> None:
     text = "It is 21.5 °C outside. The wind is at 12 km/h. It costs $3.99. Henry VIII was a king."
     expected = (

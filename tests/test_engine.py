@@ -37,6 +37,7 @@ def speak(engine, text: str, voice: str = "jm_kumo", speed: float = 1.0) -> np.n
     )
 
 
+@pytest.mark.slow
 def test_default_voice_is_intelligible(engine, recognizer) -> None:
     rates = [wer(s, recognizer.transcribe(speak(engine, s))) for s in ANNOUNCEMENTS]
     assert np.mean(rates) <= 0.2, rates
@@ -71,6 +72,7 @@ def test_seams_start_and_end_at_silence(engine) -> None:
         assert np.all(pcm[-int(0.04 * SAMPLE_RATE) :] == 0)  # ends with a pause
 
 
+@pytest.mark.slow
 def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, recognizer) -> None:
     # One "sentence" far beyond 510 phonemes: split into calls, nothing dropped.
     clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")] * 6
@@ -101,6 +103,7 @@ def test_lexicon_respelling_and_phonemes() -> None:
     assert "HA" not in " ".join(calls)
 
 
+@pytest.mark.slow
 def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
     text = (
         "Good morning, the temperature outside is ten degrees and the wind is calm, "

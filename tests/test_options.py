@@ -120,3 +120,19 @@ def test_the_addon_translations_cover_exactly_its_options(addon_config: dict[str
             assert (float(spelled[1]), float(spelled[2])) == (option.low, option.high), text
             checked += 1
     assert checked >= 2, "speed and max_call_tokens spell out their ranges"
+
+
+def test_the_readme_table_lists_every_server_option_with_its_default() -> None:
+    readme = (ADDON.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Server options", 1)[1].split("\n#", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        for flag in re.findall(r"`(--[\w-]+)", cells[0]) if line.startswith("| `--") else []:
+            rows[flag] = cells[1]
+    for option in options.SERVER:
+        assert option.flag in rows, f"README's options table lacks {option.flag}"
+        if option.kind in ("int", "float"):
+            assert float(rows[option.flag]) == option.default, option.flag
+        if option.kind == "flag":
+            assert rows[option.flag] == "off", option.flag

@@ -10,6 +10,7 @@ import asyncio
 import os
 import signal
 
+import pytest
 from conftest import ServerProcess, wer
 from server_process import children
 from wyoming.client import AsyncClient
@@ -45,6 +46,7 @@ def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(recognizer) -> 
         assert srv.workers() == [parent]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_or_parent_costs_one_request_at_most(recognizer) -> None:
     async def killed_mid_request(srv: ServerProcess) -> list[str]:
         async with AsyncClient.from_uri(srv.uri) as client:

@@ -185,6 +185,7 @@ def test_connection_limit_turns_extra_clients_away() -> None:
         assert run(synthesize(srv.uri, "")).types == ["audio-start", "audio-stop"]
 
 
+@pytest.mark.slow
 def test_fifty_clients_at_once_all_get_their_own_audio(server: ServerProcess, recognizer) -> None:
     texts = ["The door is open.", "The lights are on."]
 

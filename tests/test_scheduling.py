@@ -56,6 +56,7 @@ async def _read_until_audio(client: AsyncClient) -> None:
             return
 
 
+@pytest.mark.slow
 def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
     async def scenario(uri: str) -> tuple[bytes, bytes, bool]:
         async with AsyncClient.from_uri(uri) as article:
@@ -86,6 +87,7 @@ def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
     assert ("call", article_client) in events[first_call:]
 
 
+@pytest.mark.slow
 def test_a_client_that_never_reads_is_held_back_then_closed(recognizer) -> None:
     book = " ".join(["The lights in every room of the house are switched off now."] * 400)
 

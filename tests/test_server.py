@@ -62,6 +62,7 @@ def test_non_streaming_sequence_speaks_the_text(server: ServerProcess, recognize
         assert "onnxruntime" in maps.read()  # the check above can see a loaded model
 
 
+@pytest.mark.slow
 def test_streaming_sequence_speaks_once_and_ends_with_stopped(
     server: ServerProcess, recognizer
 ) -> None:
@@ -193,6 +194,7 @@ def test_client_vanishing_mid_stream_leaves_the_server_serving(server: ServerPro
     assert reply.types[-1] == "audio-stop" and reply.errors == []
 
 
+@pytest.mark.slow
 def test_two_clients_at_once_short_one_is_not_stuck_behind_long_one(
     server: ServerProcess, recognizer
 ) -> None:
@@ -239,6 +241,7 @@ def test_idle_worker_exits_and_next_request_starts_a_new_one(recognizer) -> None
         assert sum("Starting the worker" in line for line in srv.log) == 2
 
 
+@pytest.mark.slow
 def test_killed_worker_fails_one_request_then_recovers(recognizer) -> None:
     with ServerProcess("--preload") as srv:
         assert srv.wait_for(lambda: any("ready" in line for line in srv.log), timeout=60)
@@ -275,6 +278,7 @@ def test_memory_guard_refuses_to_start_a_worker() -> None:
         assert run(describe(srv.uri)).tts
 
 
+@pytest.mark.slow
 def test_model_broken_between_bursts_gives_clear_errors_then_recovers(tmp_path) -> None:
     from wyoming_kokoro.models.assets import prepare_model, resolve
 

@@ -86,6 +86,7 @@ def speak(proc: subprocess.Popen, job_id: int, text: str, first: bool) -> list[b
         send(proc, Next(job_id))
 
 
+@pytest.mark.slow
 def test_the_first_piece_speaks_its_opening_phrase_alone(worker, recognizer) -> None:
     # A listener waiting for the first piece hears its opening phrase after one
     # short call; the same piece later in an utterance keeps its clauses whole.
@@ -99,6 +100,7 @@ def test_the_first_piece_speaks_its_opening_phrase_alone(worker, recognizer) -> 
         assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
 
 
+@pytest.mark.slow
 def test_pieces_interleave_call_by_call(worker, recognizer) -> None:
     # The scheduler may switch pieces between any two calls: a second piece is
     # planned and spoken while the first still has calls to go.
@@ -160,6 +162,7 @@ def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
     assert proc.wait(timeout=30) == 1
 
 
+@pytest.mark.slow
 def test_calls_are_cut_smaller_on_request(worker, recognizer) -> None:
     # While other clients wait, the scheduler asks for shorter calls; the words
     # all come, in more calls.
@@ -176,6 +179,7 @@ def test_calls_are_cut_smaller_on_request(worker, recognizer) -> None:
     assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
 
 
+@pytest.mark.slow
 def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, recognizer) -> None:
     # The scheduler stops a running call when a newcomer needs the model; the
     # worker answers at once with no audio, and the next Next speaks it whole.
