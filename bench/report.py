@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fmt import Record, goal, mb, num, ratio, sec, speech, table
+from report_http import http_sections
 from report_latency import latency_sections
 from report_load import load_sections
 from report_server import server_sections
@@ -123,6 +124,7 @@ def render(machine: Record, records: dict[str, Record]) -> str:
         *server_sections(records),
         *load_sections(records),
         *latency_sections(records),
+        *http_sections(records),
         "### Conditions\n",
         table(
             [

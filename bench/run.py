@@ -44,6 +44,8 @@ ORDER = (
     "model_load",
     "first_phrase",
     "wyoming_bench",
+    "http_first_byte",
+    "http_memory",
 )
 POLL_S = 0.05
 Record = dict[str, Any]
@@ -53,6 +55,7 @@ Sample = tuple[float, dict[str, float]]
 def run_in_process(name: str, quick: bool) -> None:
     """Child side: run one scenario and print its result as one JSON line."""
     import scenarios_core
+    import scenarios_http
     import scenarios_latency
     import scenarios_load
     import scenarios_server
@@ -62,6 +65,7 @@ def run_in_process(name: str, quick: bool) -> None:
         **scenarios_server.SCENARIOS,
         **scenarios_load.SCENARIOS,
         **scenarios_latency.SCENARIOS,
+        **scenarios_http.SCENARIOS,
     }
     scenario = every[name]
     print("RESULT " + json.dumps(scenario(quick)), flush=True)
