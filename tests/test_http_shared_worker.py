@@ -10,6 +10,7 @@ import json
 import threading
 import urllib.request
 
+import pytest
 from conftest import wer
 from test_http_api import get_json, http_base, http_server
 from test_scheduling import calls_by_client
@@ -24,6 +25,7 @@ ARTICLE = (
 ANNOUNCEMENT = "The washing machine has finished."
 
 
+@pytest.mark.slow
 def test_wyoming_and_http_share_one_worker_fairly_and_it_still_unloads(recognizer) -> None:
     with http_server("--debug", "--idle-timeout", "3") as srv:
         base = http_base(srv)
