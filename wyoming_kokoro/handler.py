@@ -28,8 +28,8 @@ from wyoming.tts import (
 )
 
 from .audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from .scheduler import Job, Scheduler, SynthesisError
-from .text import SentenceStream
+from .scheduler import Scheduler, SynthesisError
+from .utterance import SpokenText, TextTooLong
 from .voices import VoiceError, g2p_language, parse_voice
 from .wire import Limits, ProtocolError, linger_close, read_event
 
@@ -70,10 +70,14 @@ class Utterance:
         except VoiceError as err:
             _LOGGER.warning("%s; using the voice's own language", err)
             self.lang = g2p_language(spec)
-        self._stream = SentenceStream(self.lang)
-        self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
-        self._chars = 0
-        self._submitted = False
+        self._text = SpokenText(
+            handler.scheduler,
+            handler.client_id,
+            self.voice,
+            config.speed,
+            self.lang,
+            config.max_text_chars,
+        )
         self.sender: asyncio.Task[None] | None = None
 
     async def begin(self) -> None:
@@ -83,33 +87,23 @@ class Utterance:
         self._handler.utterance = self
 
     def add_text(self, text: str) -> None:
-        self._chars += len(text)
-        limit = self._handler.config.max_text_chars
-        if self._chars > limit:
-            raise ProtocolError(f"text is longer than the limit of {limit} characters")
-        self._submit(self._stream.feed(text))
+        try:
+            self._text.add_text(text)
+        except TextTooLong as err:
+            raise ProtocolError(str(err)) from None
 
     async def finish(self) -> None:
         """All text is in: wait until its audio has been sent, with audio-stop."""
-        self._submit(self._stream.finish())
-        self._jobs.put_nowait(None)
+        self._text.finish()
         assert self.sender is not None
         await self.sender
 
-    def _submit(self, pieces: list[str]) -> None:
-        config = self._handler.config
-        for piece in pieces:
-            job = Job(self._handler.client_id, piece, self.voice, config.speed, self.lang)
-            job.first, self._submitted = not self._submitted, True
-            self._jobs.put_nowait(self._handler.scheduler.submit(job))
-
     async def _send_audio(self) -> None:
         write = self._handler.write
-        while (job := await self._jobs.get()) is not None:
-            async for pcm in job.audio():
-                for start in range(0, len(pcm), _CHUNK_BYTES):
-                    chunk = pcm[start : start + _CHUNK_BYTES]
-                    await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
+        async for pcm in self._text.audio():
+            for start in range(0, len(pcm), _CHUNK_BYTES):
+                chunk = pcm[start : start + _CHUNK_BYTES]
+                await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
         await write(AudioStop().event())
 
 
