@@ -42,7 +42,8 @@ RUN python3 -m venv /opt/kokoro \
 USER 1000:1000
 WORKDIR /data
 VOLUME /data
-EXPOSE 10200
+# 8880: the OpenAI-compatible HTTP API, served only with --http tcp://0.0.0.0:8880
+EXPOSE 10200 8880
 
 # A real Describe → Info round trip, as Home Assistant does, not a bare port check.
 # The long start period covers a first start that downloads a model variant.
@@ -50,6 +51,7 @@ HEALTHCHECK --start-period=10m --interval=1m --timeout=15s --retries=3 \
     CMD ["python3", "-m", "wyoming_kokoro.healthcheck", "--uri", "tcp://127.0.0.1:10200", "--timeout", "10"]
 
 # Arguments after the image name are added, e.g. --zeroconf, --voice af_heart,
-# --download fp16 (fetches the model into /data on the first start).
+# --download fp16 (fetches the model into /data on the first start),
+# --http tcp://0.0.0.0:8880 (the OpenAI-compatible API and its page).
 ENTRYPOINT ["wyoming-kokoro", "--uri", "tcp://0.0.0.0:10200", "--data-dir", "/data"]
 CMD []

@@ -19,6 +19,8 @@ import stat
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -263,7 +265,7 @@ def test_standalone_dockerfile_and_compose() -> None:
     assert re.search(r"^ARG BUILD_FROM=python:3\.11-slim-bookworm$", text, re.MULTILINE)
     assert re.search(r"^FROM \$\{BUILD_FROM\}$", text, re.MULTILINE)
     assert re.search(r"^USER 1000:1000$", text, re.MULTILINE), "runs as a non-root user"
-    assert "EXPOSE 10200" in text and "VOLUME /data" in text
+    assert "EXPOSE 10200 8880" in text and "VOLUME /data" in text
     assert "wyoming_kokoro.healthcheck" in text
     entry = re.search(r"^ENTRYPOINT (.+)$", text, re.MULTILINE)
     assert entry
@@ -683,22 +685,43 @@ def test_healthcheck_against_the_real_server(tmp_path: Path) -> None:
 
 def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
     # Every flag the add-on can pass, except --download (it would need the network).
-    args = server_args(
+    result = run_script(
         tmp_path,
-        voice="jm_kumo",
-        speed=1.2,
-        threads=2,
-        idle_timeout=60,
-        max_call_tokens=200,
-        streaming=False,
-        prefork=True,
-        debug_logging=True,
+        {
+            **DEFAULTS,
+            "voice": "jm_kumo",
+            "speed": 1.2,
+            "threads": 2,
+            "idle_timeout": 60,
+            "max_call_tokens": 200,
+            "streaming": False,
+            "prefork": True,
+            "http_api": True,
+            "api_key": "add-on key",
+            "debug_logging": True,
+        },
     )
+    assert result.returncode == 0, result.stderr
+    launched = json.loads(result.stdout.strip().splitlines()[-1])
+    args = launched["args"]
     share = tmp_path / "share"
     share.mkdir()
+    # Loopback only in tests: the same flags, other addresses.
     args[args.index("--uri") + 1] = "tcp://127.0.0.1:0"
+    args[args.index("--http") + 1] = "tcp://127.0.0.1:0"
     args[args.index("/share/kokoro")] = str(share)
+    env = {**launched["env"], "KOKORO_CACHE_DIR": str(tmp_path)}
     # The add-on's --uri comes after the harness's own and wins, as click keeps the last.
-    with ServerProcess(*args, env={"KOKORO_CACHE_DIR": str(tmp_path)}) as server:
+    with ServerProcess(*args, env=env) as server:
         result = healthcheck(server.uri)
         assert result.returncode == 0, result.stderr
+        assert server.wait_for(lambda: "HTTP API on http://127.0.0.1:" in "".join(server.log))
+        port = re.search(r"HTTP API on http://127\.0\.0\.1:(\d+)", "".join(server.log))
+        assert port
+        models = f"http://127.0.0.1:{port[1]}/v1/models"
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(models, timeout=10)
+        assert refused.value.code == 401  # the key from the add-on's option is required
+        request = urllib.request.Request(models, headers={"Authorization": "Bearer add-on key"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert answer.status == 200

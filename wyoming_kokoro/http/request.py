@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..options import SPEED
 from ..voices import VoiceError, g2p_language, parse_voice
 from .errors import ApiError
 from .voicemap import openai_voice
@@ -16,7 +17,6 @@ from .voicemap import openai_voice
 # Names OpenAI clients send; all speak with the one Kokoro model.
 MODELS = ("kokoro", "tts-1", "tts-1-hd", "gpt-4o-mini-tts")
 OPENAI_SPEED = (0.25, 4.0)  # what OpenAI accepts
-KOKORO_SPEED = (0.5, 2.0)  # what the model speaks well; OpenAI's wider range is clamped
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,8 @@ def _speed(body: dict[str, Any], default: float) -> float:
         raise ApiError(
             400, f"'speed' must be between {low} and {high}", param="speed", code="invalid_value"
         )
-    return min(max(float(value), KOKORO_SPEED[0]), KOKORO_SPEED[1])
+    # The model speaks well only in our own range (options.SPEED): clamp OpenAI's wider one.
+    return min(max(float(value), SPEED.low or low), SPEED.high or high)
 
 
 def _voice(body: dict[str, Any], voices: Voices) -> tuple[str, str]:
