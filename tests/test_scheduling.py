@@ -87,6 +87,28 @@ def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
     assert ("call", article_client) in events[first_call:]
 
 
+def test_a_client_that_leaves_mid_call_frees_the_model_at_once(recognizer) -> None:
+    async def scenario(uri: str) -> bytes:
+        async with AsyncClient.from_uri(uri) as article:
+            await article.write_event(Synthesize(text=ARTICLE).event())
+            await _read_until_audio(article)  # its next call is now running
+        return (await synthesize(uri, ANNOUNCEMENT)).audio
+
+    with ServerProcess("--debug", "--idle-timeout", "60") as srv:
+        audio = run(scenario(srv.uri))
+        log = "".join(srv.log)
+        events = calls_by_client(srv.log)
+    gone = re.search(r"Stopping job (\d+): client (\d+) is gone", log)
+    assert gone, log
+    # The worker gave up that call rather than finishing it for nobody...
+    assert f"Call of piece {gone[1]} interrupted" in log, log
+    # ...and the model spoke nothing more of the article.
+    stopped_at = next(i for i, line in enumerate(srv.log) if "is gone" in line)
+    later = calls_by_client(srv.log[stopped_at:])
+    assert ("call", int(gone[2])) not in later, events
+    assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+
+
 @pytest.mark.slow
 def test_a_client_that_never_reads_is_held_back_then_closed(recognizer) -> None:
     book = " ".join(["The lights in every room of the house are switched off now."] * 400)

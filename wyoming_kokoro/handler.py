@@ -126,6 +126,9 @@ class KokoroHandler:
         self._write_lock = asyncio.Lock()
         self._streaming: Utterance | None = None
         self.utterance: Utterance | None = None  # the latest one begun: its sender ends with us
+        # The next event, read ahead while an utterance is spoken so a client that
+        # leaves is noticed at once, not at the next failed write.
+        self._next_event: asyncio.Future[Event | None] | None = None
 
     async def write(self, event: Event) -> None:
         # The sender task and the event loop both write: keep events whole.
@@ -145,12 +148,14 @@ class KokoroHandler:
         try:
             while True:
                 try:
+                    # shield: a timeout must not cancel a read that _wait started
                     event = await asyncio.wait_for(
-                        read_event(self.reader, self.config.limits), self.config.idle_seconds
+                        asyncio.shield(self._read_ahead()), self.config.idle_seconds
                     )
                 except asyncio.TimeoutError:
                     _LOGGER.debug("Client %d idle: closing", self.client_id)
                     break
+                self._next_event = None
                 if event is None or not await self.handle_event(event):
                     break
         except ProtocolError as err:
@@ -168,7 +173,14 @@ class KokoroHandler:
             await self.write(Error(text=text, code=code).event())
             await linger_close(self.reader, self.writer)
 
+    def _read_ahead(self) -> asyncio.Future[Event | None]:
+        if self._next_event is None:
+            self._next_event = asyncio.ensure_future(read_event(self.reader, self.config.limits))
+        return self._next_event
+
     async def _close(self) -> None:
+        if self._next_event is not None:
+            self._next_event.cancel()
         self.scheduler.cancel(self.client_id)
         sender = self.utterance.sender if self.utterance else None
         if sender is not None and not sender.done():
@@ -216,9 +228,21 @@ class KokoroHandler:
         return True
 
     async def _wait(self, utterance: Utterance) -> None:
+        """Until the utterance has been sent; stops it if the client hangs up meanwhile.
+
+        Wyoming clients (Home Assistant's included) keep the connection open until
+        audio-stop, so an end of input now means nobody is listening: the model is
+        freed at once instead of after the next failed write.
+        """
+        finishing = asyncio.ensure_future(utterance.finish())
         try:
-            await utterance.finish()
+            incoming = self._read_ahead()
+            await asyncio.wait((finishing, incoming), return_when=asyncio.FIRST_COMPLETED)
+            if not finishing.done() and _hung_up(incoming):
+                raise ConnectionError("the client hung up during its utterance")
+            await finishing  # an event that came meanwhile is handled after it
         except BaseException:
+            finishing.cancel()
             if utterance.sender is not None:
                 utterance.sender.cancel()
             raise
@@ -228,6 +252,16 @@ class KokoroHandler:
         sender = self._streaming.sender if self._streaming else None
         if sender is not None and sender.done() and sender.exception() is not None:
             raise sender.exception()  # type: ignore[misc]
+
+
+def _hung_up(incoming: asyncio.Future[Event | None]) -> bool:
+    """Did the read ahead end with the connection (not with an event or a bad one)?"""
+    if not incoming.done() or incoming.cancelled():
+        return False
+    error = incoming.exception()
+    if error is None:
+        return incoming.result() is None
+    return isinstance(error, (ConnectionError, asyncio.IncompleteReadError))
 
 
 def _text_of(event: Event) -> str:

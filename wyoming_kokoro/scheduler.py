@@ -147,6 +147,11 @@ class Scheduler:
         self._served.pop(client, None)
         self._buffered.pop(client, None)
         self._heard.discard(client)
+        running = self._in_flight
+        if running is not None and running.client == client:
+            # Its call would take the model for up to a second with no one to hear it.
+            _LOGGER.debug("Stopping job %d: client %d is gone", running.id, client)
+            self._preempting = asyncio.get_running_loop().create_task(self._preempt(running.id))
 
     def _consumed(self, client: int, size: int) -> None:
         if client in self._buffered:
