@@ -12,13 +12,21 @@ def _mean(values: list[float]) -> float:
     return statistics.fmean(values) if values else float("nan")
 
 
+def _delta(r: Record, key: str) -> float:
+    """Cold minus warm for a variant+mode key such as "synth" or "prefork_stream"."""
+    variant, _, mode = key.rpartition("_")
+    prefix = f"{variant}_" if variant else ""
+    fallback = r[f"{prefix}cold_{mode}"] - r[f"{prefix}warm_{mode}"]
+    return r.get(f"{prefix}delta_{mode}", fallback)
+
+
 def _cold(r: Record) -> list[str]:
     rows = [
         [
             "`synthesize`" if mode == "synth" else "streaming (worker starts at synthesize-start)",
             sec(r[f"warm_{mode}"]),
             sec(r[f"cold_{mode}"]),
-            sec(r[f"cold_{mode}"] - r[f"warm_{mode}"]),
+            sec(_delta(r, mode)),
             ratio(r[f"warm_{mode}"], r["kokoro_create"]),
         ]
         for mode in ("synth", "stream")
@@ -28,15 +36,16 @@ def _cold(r: Record) -> list[str]:
             f"{'`synthesize`' if mode == 'synth' else 'streaming'}, `--prefork`",
             sec(r[f"prefork_warm_{mode}"]),
             sec(r[f"prefork_cold_{mode}"]),
-            sec(r[f"prefork_cold_{mode}"] - r[f"prefork_warm_{mode}"]),
+            sec(_delta(r, f"prefork_{mode}")),
             ratio(r[f"prefork_warm_{mode}"], r["kokoro_create"]),
         ]
         for mode in ("synth", "stream")
         if f"prefork_cold_{mode}" in r
     ]
-    delta = max(r["cold_synth"] - r["warm_synth"], r["cold_stream"] - r["warm_stream"])
+    delta = max(_delta(r, "synth"), _delta(r, "stream"))
     return [
-        f"#### C1. Cold vs warm: “{r['text']}” (median of {r['rounds']} rounds)\n",
+        f"#### C1. Cold vs warm: “{r['text']}” (median of {r['rounds']} rounds; cold − warm "
+        "is the median of each round's cold request minus the warm one right after it)\n",
         table(["HA call", "warm", "cold", "cold − warm", "warm / kokoro-onnx `create()`"], rows),
         f"kokoro-onnx `create()` on the same sentence, model loaded: {sec(r['kokoro_create'])}. "
         f"Worker ready (model loaded and text side warmed) {sec(r['engine_ready_s'])} after "

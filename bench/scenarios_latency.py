@@ -43,7 +43,7 @@ def _create_time(engine: Any, text: str, reps: int) -> float:
 
 def cold_start(quick: bool) -> Result:
     """C1: first audio of one short sentence, cold vs warm, both HA call styles."""
-    rounds = 2 if quick else 5
+    rounds = 2 if quick else 9
     runs: dict[str, list[float]] = {}
     loads: list[float] = []
     for variant, args in (("", ()), ("prefork_", ("--prefork",))):
@@ -66,11 +66,26 @@ def cold_start(quick: bool) -> Result:
             for line in server.log:
                 if "Model loaded in" in line and not variant:
                     loads.append(float(line.split("Model loaded in")[1].split()[0]))
+    # Cold minus the warm request right after it, per round: this machine's speed
+    # drifts by 30 % between minutes, which a difference of medians would carry.
+    deltas = {
+        f"{variant}delta_{mode}": _median(
+            [
+                cold - warm
+                for cold, warm in zip(
+                    runs[f"{variant}cold_{mode}"], runs[f"{variant}warm_{mode}"], strict=True
+                )
+            ]
+        )
+        for variant in ("", "prefork_")
+        for mode in ("synth", "stream")
+    }
     engine = load_engine()
     return {
         "text": DOOR,
         "rounds": rounds,
         **{key: _median(values) for key, values in runs.items()},
+        **deltas,
         "all": runs,
         "engine_ready_s": _median(loads),
         "kokoro_create": _create_time(engine, DOOR, 5),

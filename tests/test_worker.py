@@ -201,3 +201,36 @@ def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, recognizer)
     assert wer(LONG, recognizer.transcribe(b"".join(calls))) <= 0.3
     send(worker, Preempt(99))  # nothing runs for it: ignored
     assert speak(worker, 41, "The door is open.", first=False)
+
+
+def test_the_setup_is_read_as_wyoming_frames_it() -> None:
+    """The worker reads its first message without the wyoming library (cold start):
+    whatever wyoming's writer produces, with data and a payload, it must read."""
+    import io
+
+    from wyoming.event import Event
+
+    from wyoming_kokoro.worker import _read_setup
+
+    setup = Setup({"threads": 2, "lexicon": {"HA": "home assistant"}}, warm_up=True)
+    buffer = io.BytesIO()
+    write_event(setup.event(), buffer)
+    write_event(Event("setup", {"config": {}}, payload=b"\0" * 10), buffer)
+    write_event(Event("stop", {}), buffer)
+    buffer.seek(0)
+    assert _read_setup(buffer) == setup
+    assert _read_setup(buffer) == Setup({})  # a payload is skipped whole
+    assert _read_setup(buffer) is None  # not a Setup
+    assert _read_setup(buffer) is None  # end of input
+
+
+def test_a_worker_given_no_setup_exits_with_an_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_kokoro.worker"],
+        input=b'{"type": "setup", "data_length": 5}\nnot j',
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert b"Bad setup message" in result.stderr

@@ -20,9 +20,10 @@ model at the next call rather than after a whole piece:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from wyoming.event import Event
+if TYPE_CHECKING:  # the worker reads its Setup before it imports wyoming (cold start)
+    from wyoming.event import Event
 
 
 class Message:
@@ -31,6 +32,8 @@ class Message:
     type: ClassVar[str]
 
     def event(self) -> Event:
+        from wyoming.event import Event
+
         data = asdict(self)  # type: ignore[call-overload]
         payload = data.pop("pcm", None)
         return Event(self.type, data, payload=payload or None)

@@ -126,22 +126,32 @@ class ModelLoading(threading.Thread):
         self._use_copy = use_copy
         self._kokoro: Any = None
         self._error: BaseException | None = None
+        # Set when the session is being built (or the load failed): from then on
+        # onnxruntime works without the GIL and other imports no longer delay it.
+        self.building = threading.Event()
         self.start()
 
     def run(self) -> None:
         try:
-            from kokoro_onnx import Kokoro
+            # onnxruntime first and kokoro-onnx after the session: the session build
+            # is the longest step, so it starts as early as it can.
+            import onnxruntime  # noqa: F401
 
             with model_file(self._assets) as model:
                 copy = optimized_copy(self._assets.model) if self._use_copy else None
                 try:
+                    self.building.set()
                     session = create_session(model, self._threads, copy)
+                    from kokoro_onnx import Kokoro
+
                     # Inside the block: kokoro-onnx checks that the model path exists.
                     self._kokoro = Kokoro.from_session(session, str(self._assets.voices))
                 except Exception as err:  # onnxruntime raises its own exception types
                     raise AssetError(f"cannot load the model {model}: {err}") from err
         except BaseException as err:  # handed to the thread that waits
             self._error = err
+        finally:
+            self.building.set()
 
     def result(self) -> Any:
         """The loaded `kokoro_onnx.Kokoro`, or the error that stopped it."""
