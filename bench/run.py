@@ -52,23 +52,34 @@ Record = dict[str, Any]
 Sample = tuple[float, dict[str, float]]
 
 
-def run_in_process(name: str, quick: bool) -> None:
-    """Child side: run one scenario and print its result as one JSON line."""
+def scenarios() -> dict[str, Any]:
+    """Every scenario by name: A (core), B (server), B9-B12 (load), C (latency), H (HTTP)."""
     import scenarios_core
     import scenarios_http
     import scenarios_latency
     import scenarios_load
     import scenarios_server
 
-    every = {
+    return {
         **scenarios_core.SCENARIOS,
         **scenarios_server.SCENARIOS,
         **scenarios_load.SCENARIOS,
         **scenarios_latency.SCENARIOS,
         **scenarios_http.SCENARIOS,
     }
-    scenario = every[name]
-    print("RESULT " + json.dumps(scenario(quick)), flush=True)
+
+
+def run_in_process(name: str, quick: bool) -> None:
+    """Child side: run one scenario and print its result as one JSON line."""
+    print("RESULT " + json.dumps(scenarios()[name](quick)), flush=True)
+
+
+def list_scenarios() -> None:
+    """Each name with the first line of its docstring: the section it fills in RESULTS.md."""
+    every = scenarios()
+    for name in ORDER:
+        doc = (every[name].__doc__ or "").strip().splitlines()
+        print(f"{name:<16} {doc[0] if doc else ''}")
 
 
 def _phases(samples: list[Sample], marks: dict[str, Record], end: float) -> dict[str, Record]:
@@ -155,10 +166,14 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="shorter runs (3,000 chars, ...)")
     parser.add_argument("--only", nargs="+", choices=ORDER, metavar="NAME", help="run these")
     parser.add_argument("--save", action="store_true", help="update results.json, RESULTS.md")
+    parser.add_argument("--list", action="store_true", help="name and section of each scenario")
     parser.add_argument("--scenario", choices=ORDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.scenario:
         run_in_process(args.scenario, args.quick)
+        return
+    if args.list:
+        list_scenarios()
         return
     machine = procs.machine()
     records: dict[str, Record] = {}
