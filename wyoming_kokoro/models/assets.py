@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..voices import voices_in_file
 from .files import BY_NAME, MODEL_FILES, MODEL_PREFERENCE, VOICES_FILE, KnownFile
 
 _LOGGER = logging.getLogger(__name__)
@@ -155,6 +154,8 @@ def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> A
         raise AssetError(f"voices file not found: {voices}")
     if not embedded_model and not model.is_file():
         raise AssetError(f"model file not found: {model}")
+    from ..voices import voices_in_file  # here: a cold worker imports this module early
+
     try:
         names = voices_in_file(voices)
     except (OSError, ValueError, zipfile.BadZipFile) as err:
