@@ -188,3 +188,54 @@ def test_a_worker_that_cannot_start_is_503() -> None:
         )
     error = error_of(code, body)
     assert code == 503 and error["type"] == "server_error" and "memory" in error["message"]
+
+
+def test_an_undecodable_authorization_header_is_a_401_not_a_crash(server) -> None:
+    host, port = http_base(server).removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    conn.putrequest("GET", "/v1/models")
+    conn.putheader("Authorization", b"Bearer \xff\xfe")
+    conn.endheaders()
+    reply = conn.getresponse()
+    assert reply.status == 401
+    assert error_of(reply.status, reply.read())["type"] == "authentication_error"
+    conn.close()
+
+
+def test_without_a_voice_the_default_voice_speaks(server) -> None:
+    body = {key: value for key, value in GOOD.items() if key != "voice"}
+    code, _, audio = speak(server, body)
+    assert code == 200 and audio[:4] == b"RIFF" and len(audio) > 10_000
+
+
+RACE = """
+import os, sys, threading, time
+from wyoming_kokoro.http.encoders import make_encoder
+pcm = os.urandom(24000 * 2 * 2)
+for fmt in ("flac", "opus", "mp3", "aac"):
+    for trial in range(12):
+        encoder = make_encoder(fmt)
+        def work():
+            for _ in range(3):
+                encoder.encode(pcm)
+            encoder.finish()
+        thread = threading.Thread(target=work)
+        thread.start()
+        time.sleep(0.002 * (trial % 6))
+        encoder.close()  # what a client's hang-up does while a thread encodes
+        thread.join()
+print("survived")
+"""
+
+
+def test_closing_an_encoder_while_a_thread_encodes_is_safe() -> None:
+    """A hang-up closes the encoder while asyncio.to_thread may still be encoding:
+    FFmpeg freed its state under the thread and the whole server crashed (SIGSEGV)."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", RACE], capture_output=True, text=True, timeout=240, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "survived" in result.stdout

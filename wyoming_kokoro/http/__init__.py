@@ -52,7 +52,9 @@ async def start_http(
     app = build_app(config, settings.api_key, settings.cors_origins)
     # handler_cancellation: a client that hangs up cancels its request, which
     # drops its queued pieces at once instead of at the next write.
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+    # shutdown_timeout: aiohttp's default waits 60 s (twice) for open speech streams,
+    # while the worker keeps speaking for them; a stopping server cuts them off.
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, parsed.hostname, parsed.port)
     await site.start()

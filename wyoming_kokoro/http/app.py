@@ -13,7 +13,7 @@ from .. import __version__
 from ..voices import describe_voice
 from .errors import ApiError, error_middleware
 from .request import MODELS
-from .speech import SPEECH_CONFIG, SpeechConfig, speech
+from .speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig, speech
 from .voicemap import voice_map
 
 # Routes anyone may read: the page has no data of its own, and a health check
@@ -42,7 +42,8 @@ def _auth_middleware(api_key: str | None) -> Middleware:
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
         if expected is None or request.method == "OPTIONS" or _is_public(request.path):
             return await handler(request)
-        given = request.headers.get("Authorization", "").encode()
+        # surrogateescape: aiohttp keeps undecodable header bytes as surrogates
+        given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
         # Constant time: the comparison must not tell how much of a guess was right.
         if not hmac.compare_digest(given, expected):
             raise ApiError(401, "missing or wrong API key (Authorization: Bearer …)", code=None)
@@ -146,13 +147,15 @@ def build_app(
     config: SpeechConfig, api_key: str | None, cors_origins: tuple[str, ...]
 ) -> web.Application:
     """The application; the body limit covers the longest text accepted, in JSON."""
-    max_body = config.voices.max_text_chars * 6 + 4096  # JSON may escape a character as \uXXXX
+    # JSON may escape a character as \uXXXX, and one outside the BMP as two of them
+    max_body = config.voices.max_text_chars * 12 + 4096
     app = web.Application(
         client_max_size=max_body, middlewares=[error_middleware, _auth_middleware(api_key)]
     )
     if cors_origins:
         _enable_cors(app, cors_origins)
     app[SPEECH_CONFIG] = config
+    app[ACTIVE_STREAMS] = set()  # here: a started application's state is frozen
     app.router.add_post("/v1/audio/speech", speech)
     app.router.add_get("/v1/audio/voices", voices)
     app.router.add_get("/v1/audio/models", audio_models)

@@ -14,6 +14,7 @@ import functools
 import io
 import logging
 import struct
+import threading
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -133,33 +134,39 @@ class AvEncoder:
         if fmt.bit_rate:
             context.bit_rate = fmt.bit_rate
         self._closed = False
+        # Encoding runs in a worker thread that a client's hang-up does not stop:
+        # closing the container under it crashed the process (FFmpeg frees its state).
+        self._lock = threading.Lock()
 
     def encode(self, pcm: bytes) -> bytes:
         samples = len(pcm) // SAMPLE_WIDTH
-        if samples:
-            frame = self._av.AudioFrame(format="s16", layout="mono", samples=samples)
-            frame.planes[0].update(pcm[: samples * SAMPLE_WIDTH])
-            frame.sample_rate = SAMPLE_RATE
-            for packet in self._stream.encode(frame):
-                self._container.mux(packet)
-        return self._sink.take()
+        with self._lock:
+            if samples and not self._closed:
+                frame = self._av.AudioFrame(format="s16", layout="mono", samples=samples)
+                frame.planes[0].update(pcm[: samples * SAMPLE_WIDTH])
+                frame.sample_rate = SAMPLE_RATE
+                for packet in self._stream.encode(frame):
+                    self._container.mux(packet)
+            return self._sink.take()
 
     def finish(self) -> bytes:
-        if not self._closed:
-            self._closed = True
-            for packet in self._stream.encode(None):
-                self._container.mux(packet)
-            self._container.close()
-        return self._sink.take()
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                for packet in self._stream.encode(None):
+                    self._container.mux(packet)
+                self._container.close()
+            return self._sink.take()
 
     def close(self) -> None:
-        """Free FFmpeg's state of an abandoned stream."""
-        if not self._closed:
-            self._closed = True
-            try:
-                self._container.close()
-            except Exception as err:  # an unfinished stream may fail to close cleanly
-                _LOGGER.debug("Closing an abandoned encoder: %s", err)
+        """Free FFmpeg's state of an abandoned stream (after any encode in progress)."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                try:
+                    self._container.close()
+                except Exception as err:  # an unfinished stream may fail to close cleanly
+                    _LOGGER.debug("Closing an abandoned encoder: %s", err)
 
 
 @functools.cache

@@ -68,7 +68,8 @@ def _voice(body: dict[str, Any], voices: Voices) -> tuple[str, str]:
     raw = body.get("voice")
     if isinstance(raw, dict):  # newer OpenAI clients may send {"id": "..."}
         raw = raw.get("id")
-    name = _string({"voice": raw}, "voice", voices.default)
+    # Absent: the server's default voice (OpenAI requires one; scripts often omit it).
+    name = _string({"voice": raw} if raw is not None else {}, "voice", voices.default)
     mapped = openai_voice(name, voices.installed, voices.default)
     try:
         spec = parse_voice(mapped or name, voices.installed)

@@ -37,7 +37,7 @@ class SpeechConfig:
 
 
 SPEECH_CONFIG: web.AppKey[SpeechConfig] = web.AppKey("speech_config", SpeechConfig)
-_ACTIVE: web.AppKey[set[int]] = web.AppKey("active_streams", set)
+ACTIVE_STREAMS: web.AppKey[set[int]] = web.AppKey("active_streams", set)
 
 
 async def _read_body(request: web.Request) -> object:
@@ -57,7 +57,7 @@ async def speech(request: web.Request) -> web.StreamResponse:
         encoder = make_encoder(speech_request.response_format)
     except UnsupportedFormat as err:
         raise ApiError(400, str(err), "response_format", "unsupported_format") from err
-    active = request.app.setdefault(_ACTIVE, set())
+    active = request.app[ACTIVE_STREAMS]
     try:
         if len(active) >= config.max_streams:
             raise ApiError(
@@ -67,7 +67,10 @@ async def speech(request: web.Request) -> web.StreamResponse:
         active.add(client)
         return await _stream(request, config, speech_request, encoder, client)
     finally:
-        encoder.close()
+        if encoder.blocking:  # in a thread: close waits for an encode a hang-up left running
+            await asyncio.to_thread(encoder.close)
+        else:
+            encoder.close()
 
 
 async def _stream(
@@ -123,7 +126,7 @@ async def _stream(
     finally:
         # Whatever ended the request (done, failed, client gone), its queue is freed.
         scheduler.cancel(client)
-        request.app[_ACTIVE].discard(client)
+        request.app[ACTIVE_STREAMS].discard(client)
         await audio.aclose()
 
 
