@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import signal
 import subprocess
 import sys
@@ -73,6 +74,32 @@ def test_stdio() -> None:
     assert event is not None and event.type == "info"
     proc.stdin.close()  # end of input ends the server, no signal needed
     assert proc.wait(20) == 0
+
+
+def test_stdio_speaks_a_piped_request_to_the_end(recognizer) -> None:
+    """`… | wyoming-kokoro --uri stdio://`: input ends right after the request, and the
+    utterance is still spoken whole (end of input is not a hang-up on stdio)."""
+    from conftest import wer
+    from wyoming.tts import Synthesize
+
+    text = "The washing machine has finished."
+    request = io.BytesIO()
+    write_event(Synthesize(text=text).event(), request)
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_kokoro", "--uri", "stdio://"],
+        input=request.getvalue(),
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    replies, audio = io.BytesIO(result.stdout), b""
+    types = []
+    while (event := read_event(replies)) is not None:
+        types.append(event.type)
+        audio += event.payload or b""
+    assert types[0] == "audio-start" and types[-1] == "audio-stop", types
+    assert wer(text, recognizer.transcribe(audio)) <= 0.25
 
 
 def test_the_server_runs_where_signals_cannot_be_watched() -> None:

@@ -49,6 +49,10 @@ class HandlerConfig:
     max_text_chars: int
     limits: Limits
     idle_seconds: float  # a connection that sends nothing this long is closed
+    # On a socket, the end of input during an utterance means the client left (asyncio
+    # clients, Home Assistant's too, read eagerly, so their close is a FIN, not a
+    # reset). On stdio it is normal: a request piped in ends there.
+    eof_is_hang_up: bool = True
 
 
 class Utterance:
@@ -169,6 +173,8 @@ class KokoroHandler:
 
     async def _fail(self, text: str, code: str) -> None:
         _LOGGER.warning("Client %d: %s", self.client_id, text)
+        if self._next_event is not None:
+            self._next_event.cancel()  # linger_close reads the stream itself
         with contextlib.suppress(ConnectionError, RuntimeError, OSError):
             await self.write(Error(text=text, code=code).event())
             await linger_close(self.reader, self.writer)
@@ -231,14 +237,15 @@ class KokoroHandler:
         """Until the utterance has been sent; stops it if the client hangs up meanwhile.
 
         Wyoming clients (Home Assistant's included) keep the connection open until
-        audio-stop, so an end of input now means nobody is listening: the model is
-        freed at once instead of after the next failed write.
+        audio-stop, so its end now means nobody is listening: the model is freed at
+        once instead of after the next failed write. (A client that half-closes its
+        socket after the request is not served to the end; stdio:// is.)
         """
         finishing = asyncio.ensure_future(utterance.finish())
         try:
             incoming = self._read_ahead()
             await asyncio.wait((finishing, incoming), return_when=asyncio.FIRST_COMPLETED)
-            if not finishing.done() and _hung_up(incoming):
+            if not finishing.done() and _hung_up(incoming, self.config.eof_is_hang_up):
                 raise ConnectionError("the client hung up during its utterance")
             await finishing  # an event that came meanwhile is handled after it
         except BaseException:
@@ -254,13 +261,13 @@ class KokoroHandler:
             raise sender.exception()  # type: ignore[misc]
 
 
-def _hung_up(incoming: asyncio.Future[Event | None]) -> bool:
-    """Did the read ahead end with the connection (not with an event or a bad one)?"""
+def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bool:
+    """Did the read ahead end with the connection (a reset, or its end of input)?"""
     if not incoming.done() or incoming.cancelled():
         return False
     error = incoming.exception()
     if error is None:
-        return incoming.result() is None
+        return eof_is_hang_up and incoming.result() is None
     return isinstance(error, (ConnectionError, asyncio.IncompleteReadError))
 
 

@@ -129,6 +129,8 @@ class Scheduler:
         self._preempting = asyncio.get_running_loop().create_task(self._preempt(running.id))
 
     async def _preempt(self, job_id: int) -> None:
+        if self._worker.pid is None:
+            return  # stopped since the preempt was decided: nothing runs
         with contextlib.suppress(ConnectionError, OSError):  # a dead worker is seen by _call
             await self._worker.send(Preempt(job_id))
 

@@ -72,6 +72,7 @@ async def serve(settings: Settings) -> None:
         max_text_chars=settings.max_text_chars,
         limits=Limits(max_data_bytes=settings.max_text_chars * 4 + 4096),
         idle_seconds=settings.connection_timeout,
+        eof_is_hang_up=not settings.uri.startswith("stdio:"),
     )
     client_ids = itertools.count(1)
     handlers: set[asyncio.Task[None]] = set()
