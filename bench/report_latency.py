@@ -62,7 +62,7 @@ def _load(r: Record) -> list[str]:
             sec(r[key]["first_call"]),
             sec(r[key]["imports"] + r[key]["engine"] + r[key]["first_call"]),
         ]
-        for key, label in (("onnx", "the .onnx file"), ("copy", "the ORT-format copy"))
+        for key, label in (("onnx", "the .onnx file"), ("copy", "the optimized copy"))
     ]
     return [
         f"#### C2. A fresh process until it speaks (median of {r['rounds']})\n",

@@ -1,7 +1,7 @@
 """Scenarios C1-C4: the cold path, the model load, the first phrase, and wyoming-bench.
 
 C1 cold_start    one short sentence over Wyoming: cold (after the idle unload) vs warm
-C2 model_load    a fresh process until the engine is ready: .onnx vs the ORT-format copy
+C2 model_load    a fresh process until the engine is ready: .onnx vs the optimized copy
 C3 first_phrase  the opening phrase as its own call: first-call time, WER, seams
 C4 wyoming_bench the third-party benchmark's 4 texts, both modes, against our server
 """

@@ -34,7 +34,7 @@ class EngineOptions:
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True
     max_call_tokens: int = MAX_CALL_TOKENS.default
-    optimized_copy: bool = True  # keep an ORT-format copy of the model (faster loads)
+    optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
 
     def __post_init__(self) -> None:
         MAX_CALL_TOKENS.check(self.max_call_tokens)
