@@ -187,6 +187,7 @@ def wyoming_bench(quick: bool) -> Result:
                 unique=True,
             )
         )
+        paired = asyncio.run(_paired_totals(port, list(DEFAULT_TEXTS), rounds))
     modes: Result = {}
     for mode in ("non_streaming", "streaming"):
         ok = [m for m in measured if m.mode == mode and m.ok]
@@ -205,7 +206,38 @@ def wyoming_bench(quick: bool) -> Result:
         }
     engine = load_engine()
     create = [_create_time(engine, text, 3) for text in DEFAULT_TEXTS]
-    return {"rounds": rounds, "modes": modes, "kokoro_create_mean": statistics.fmean(create)}
+    return {
+        "rounds": rounds,
+        "modes": modes,
+        "kokoro_create_mean": statistics.fmean(create),
+        "paired_total_ratio": _median(paired),
+        "paired_ratios": paired,
+    }
+
+
+async def _paired_totals(port: int, texts: list[str], rounds: int) -> list[float]:
+    """Streaming total / `synthesize` total, per text and round, the two run back to back.
+
+    wyoming-bench runs every `synthesize` round before every streaming one, so a
+    drift in this VM's speed between those minutes shows up as a gap between the
+    modes. Measured alternately (order swapped each round), the drift cancels.
+    """
+    from wyoming.tts import SynthesizeVoice
+    from wyoming_bench.tts.client import measure_once
+
+    ratios = []
+    for number in range(rounds):
+        for text in texts:
+            order = ("non_streaming", "streaming")[:: 1 if number % 2 == 0 else -1]
+            total = {}
+            for mode in order:
+                m = await measure_once(
+                    "127.0.0.1", port, mode, text, SynthesizeVoice(name=VOICE), None, 10.0, 120.0
+                )
+                assert m.ok, m.error
+                total[mode] = m.total_s
+            ratios.append(total["streaming"] / total["non_streaming"])
+    return ratios
 
 
 SCENARIOS = {
