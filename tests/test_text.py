@@ -178,3 +178,28 @@ def test_the_opening_phrase_is_a_piece_before_the_first_sentence_is_complete() -
         "The weather today is sunny and warm with a light breeze from the west.",
         "It rains later.",
     ]
+
+
+def test_sentences_sent_whole_get_an_opening_phrase_and_lose_no_space() -> None:
+    # wyoming-bench and other clients send whole sentences, each with a space after
+    # it: the head goes at once, the rest of that sentence follows on its own (not
+    # joined to the next sentence, which would take too long to follow the head),
+    # and the space after the cut text still separates it from the next chunk.
+    stream = SentenceStream("en")
+    assert stream.feed("Text to speech is a fascinating field. ") == ["Text to speech"]
+    assert stream.feed("Modern models sound natural. ") == ["is a fascinating field."]
+    assert stream.finish() == ["Modern models sound natural."]
+
+    stream = SentenceStream("en")
+    assert stream.feed("The lamp is on and the doors are shut. ") == ["The lamp is on"]
+    assert stream.feed("The heating is on. ") == ["and the doors are shut."]
+    assert stream.finish() == ["The heating is on."]
+
+
+def test_a_cut_before_the_verb_waits_while_a_better_place_can_still_come() -> None:
+    stream = SentenceStream("en")
+    # "is" could end the subject, but "and" or a comma may follow within reach.
+    assert stream.feed("The living room temperature is twenty") == []
+    assert stream.feed(" one degrees and the heating") == [
+        "The living room temperature is twenty one degrees"
+    ]

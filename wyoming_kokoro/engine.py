@@ -18,7 +18,7 @@ from .g2p import Phonemizer, reading_language
 from .models.assets import Assets, check_file
 from .normalize import normalize
 from .options import MAX_CALL_TOKENS, SPEED, default_threads
-from .phrases import first_phrase
+from .phrases import opening_phrases
 from .session import Interruptible, ModelLoading
 from .voices import VoiceSpec, g2p_language, parse_voice
 
@@ -127,15 +127,16 @@ class Engine:
         """The model calls that speak one piece of text, in order (text work only).
 
         `quick_start` (the first piece a listener waits for) gives the opening
-        phrase a call of its own, so the first audio comes after a short call.
+        phrase a call of its own, so the first audio comes after a short call,
+        and cuts the rest into phrases while it would take longer to say than
+        the audio in hand lasts.
         """
         from kokoro_onnx.chunker import split_phonemes
 
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        cut = first_phrase(piece) if quick_start and lang.startswith("en") else None
-        parts = list(cut) if cut else [piece]
+        parts = opening_phrases(piece) if quick_start and lang.startswith("en") else [piece]
         calls: list[Call] = []
         for part in parts:
             for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):

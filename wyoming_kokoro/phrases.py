@@ -4,7 +4,9 @@ Model time grows with the length of a call, so the first audio of an utterance
 comes sooner when its first call says only the opening phrase of the sentence.
 The cut must fall where a speaker could breathe: after a clause mark, or before a
 word that opens a phrase (a conjunction, a preposition, a relative pronoun),
-never inside "the front door". Under about three words Kokoro sounds rushed, so a
+never inside "the front door". Failing those, a long subject ends before its verb
+("The living room temperature | is twenty one degrees."), the boundary speakers
+mark after a heavy subject. Under about three words Kokoro sounds rushed, so a
 sentence with no such place is spoken whole.
 """
 
@@ -39,21 +41,40 @@ the a an my your his her its our their this that these those some every each all
 any no one two three four five six seven eight nine ten
 """
 _NOUN_PHRASE_START = frozenset(_DETERMINERS.split())
+# The verb after a subject: only auxiliaries and forms of "be", the verbs a list
+# can name without knowing the sentence's grammar.
+_AUX = "is are was were will would can could should shall may might must has have had"
+_AUXILIARIES = frozenset(_AUX.split())
+# A subject ending in one of these is not a whole noun phrase ("I think it | is"),
+# or the verb belongs to a relative clause ("the door that | is open").
+_NON_SUBJECT = "i you he she it we they there here this these those what not also still"
+_NOT_SUBJECT_END = _PHRASE_OPENERS | frozenset(_NON_SUBJECT.split())
+# After the head, the next call may say at most this many times what was said
+# before it: at a real-time factor of 0.3-0.45 (int8, 2 x86 cores) it is then
+# spoken before the audio in hand runs out. A longer rest gets a phrase cut too.
+RUN_AHEAD = 2
+# A predicate of at least this many words ("is twenty one degrees"): a cut before
+# "is locked." would leave two flat words on their own.
+MIN_PREDICATE_WORDS = 3
 # A sentence or clause mark at the end of a word (before closing quotes).
 _MARK = re.compile(r"[,;:—–.!?…][\"')\]”’]*$")
 _WORD = re.compile(r"\S+")
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
 
 
-def first_phrase(text: str) -> tuple[str, str] | None:
-    """Split `text` into (opening phrase, rest), or None when it is best spoken whole."""
+def first_phrase(text: str, complete: bool = True) -> tuple[str, str] | None:
+    """Split `text` into (opening phrase, rest), or None when it is best spoken whole.
+
+    `complete=False`: more words may follow (text being streamed), so a cut before
+    the verb waits until no better place can come within the head's reach.
+    """
     spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
     if len(spans) < MIN_HEAD_WORDS + MIN_TAIL_WORDS:
         return None
     last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_TAIL_WORDS)
     greeting = spans[1][2]  # "Good morning!": a whole short sentence first
-    complete = _SENTENCE_END.search(greeting) and greeting.lower() not in _ABBREVIATIONS
-    if complete and spans[1][1] >= MIN_GREETING_CHARS:
+    said = _SENTENCE_END.search(greeting) and greeting.lower() not in _ABBREVIATIONS
+    if said and spans[1][1] >= MIN_GREETING_CHARS:
         return text[: spans[1][1]].strip(), text[spans[2][0] :].strip()
     for count in range(MIN_HEAD_WORDS, last_head + 1):
         end = spans[count - 1][1]
@@ -62,6 +83,37 @@ def first_phrase(text: str) -> tuple[str, str] | None:
         previous, following = spans[count - 1][2], spans[count][2]
         if _ends_mark(previous) or _opens_phrase(following, spans[count + 1][2]):
             return text[:end].strip(), text[spans[count][0] :].strip()
+    if not complete and len(spans) <= MAX_HEAD_WORDS + MIN_TAIL_WORDS:
+        return None
+    return _subject_cut(text, spans)
+
+
+def opening_phrases(text: str) -> list[str]:
+    """`text` as the calls a waiting listener hears without a gap: the opening
+    phrase, then further phrases while the rest is too long to follow in time."""
+    parts: list[str] = []
+    said = 0
+    rest = text
+    while (cut := first_phrase(rest)) is not None:
+        parts.append(cut[0])
+        said += len(cut[0])
+        rest = cut[1]
+        if len(rest) <= RUN_AHEAD * said:
+            break
+    return [*parts, rest]
+
+
+def _subject_cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, str] | None:
+    """Before the first verb, when the words before it can be a whole subject."""
+    last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_PREDICATE_WORDS)
+    for count in range(1, last_head + 1):
+        previous, following = spans[count - 1][2], spans[count][2]
+        if _ends_mark(previous) or following.lower() not in _AUXILIARIES:
+            continue
+        head_ok = count >= MIN_HEAD_WORDS and spans[count - 1][1] >= MIN_HEAD_CHARS
+        if head_ok and previous.lower() not in _NOT_SUBJECT_END:
+            return text[: spans[count - 1][1]].strip(), text[spans[count][0] :].strip()
+        return None  # the first verb decides: later ones belong to other clauses
     return None
 
 

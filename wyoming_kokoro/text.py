@@ -93,6 +93,7 @@ class SentenceStream:
         self._in_code = False
         self._held = ""  # a short sentence waiting for a neighbour
         self._started = False  # a piece was emitted: the listener hears something
+        self._head_rest = False  # the next piece ends the sentence whose head was said
 
     def feed(self, chunk: str) -> list[str]:
         """Add text; return the pieces that became complete."""
@@ -164,12 +165,17 @@ class SentenceStream:
         phrase can be spoken as soon as the words after it show where it ends.
         """
         line = self._line if self._line_has_output else _LINE_PREFIX.sub("", self._line)
-        cut = first_phrase(line)
+        cut = first_phrase(line, complete=_ENDS_SENTENCE.search(line.rstrip()) is not None)
         if cut is None:
             return []
-        head, self._line = cut
+        head, rest = cut
+        # The space after the last word shows the next chunk starts a new word.
+        self._line = rest + line[len(line.rstrip()) :]
         self._line_has_output = True
-        return self._emit(clean_inline(head))
+        # Short as it may be, the head is said alone: a listener is waiting for it.
+        out = self._emit(clean_inline(head), force=True)
+        self._head_rest = True
+        return out
 
     # -- pieces ------------------------------------------------------------
 
@@ -184,9 +190,12 @@ class SentenceStream:
         self._held = ""
         if not text:
             return []
-        if piece_length(text) < MIN_PIECE_CHARS and not force:
+        # The rest of a sentence whose head was said goes next on its own, however
+        # short: joined to the next sentence, it would take too long to follow the head.
+        if piece_length(text) < MIN_PIECE_CHARS and not force and not self._head_rest:
             self._held = text
             return []
+        self._head_rest = False
         return list(split_long(text))
 
 
