@@ -51,6 +51,8 @@ def test_the_opening_phrase_ends_where_a_speaker_breathes(text: str, head: str) 
         "Turn on the lights and",  # a one-word tail would be said alone
         "I think it is raining outside.",  # "I think it" is no subject
         "The kids were playing outside all day.",  # two words: too short a subject
+        # the predicate would not be ready when the subject has been said: no gap
+        "The solar panels have produced eleven kilowatt hours today.",
         "I met Dr. Smith yesterday evening.",  # a title's full stop ends nothing
         "The lights were left on overnight again.",  # "on" is a particle here
         "",

@@ -203,3 +203,15 @@ def test_a_cut_before_the_verb_waits_while_a_better_place_can_still_come() -> No
     assert stream.feed(" one degrees and the heating") == [
         "The living room temperature is twenty one degrees"
     ]
+
+
+def test_a_long_rest_after_a_streamed_head_comes_in_phrases() -> None:
+    text = (
+        "When you get home this evening, the lights in the kitchen and the hall will "
+        "turn on by themselves, and the heating will already have warmed the house. "
+    )
+    stream = SentenceStream("en")
+    assert stream.feed(text) == ["When you get home this evening,"]
+    rest = stream.feed("Enjoy your dinner. ")
+    assert rest[0] == "the lights in the kitchen"
+    assert " ".join(rest) + " " == text[len("When you get home this evening, ") :]

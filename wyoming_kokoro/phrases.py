@@ -88,18 +88,16 @@ def first_phrase(text: str, complete: bool = True) -> tuple[str, str] | None:
     return _subject_cut(text, spans)
 
 
-def opening_phrases(text: str) -> list[str]:
+def opening_phrases(text: str, said: int = 0) -> list[str]:
     """`text` as the calls a waiting listener hears without a gap: the opening
-    phrase, then further phrases while the rest is too long to follow in time."""
+    phrase (unless `said` characters of it were said already), then further
+    phrases while the rest is too long to follow what was said in time."""
     parts: list[str] = []
-    said = 0
     rest = text
-    while (cut := first_phrase(rest)) is not None:
+    while len(rest) > RUN_AHEAD * said and (cut := first_phrase(rest)) is not None:
         parts.append(cut[0])
         said += len(cut[0])
         rest = cut[1]
-        if len(rest) <= RUN_AHEAD * said:
-            break
     return [*parts, rest]
 
 
@@ -110,9 +108,13 @@ def _subject_cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, str
         previous, following = spans[count - 1][2], spans[count][2]
         if _ends_mark(previous) or following.lower() not in _AUXILIARIES:
             continue
-        head_ok = count >= MIN_HEAD_WORDS and spans[count - 1][1] >= MIN_HEAD_CHARS
-        if head_ok and previous.lower() not in _NOT_SUBJECT_END:
-            return text[: spans[count - 1][1]].strip(), text[spans[count][0] :].strip()
+        head, rest = text[: spans[count - 1][1]].strip(), text[spans[count][0] :].strip()
+        head_ok = count >= MIN_HEAD_WORDS and len(head) >= MIN_HEAD_CHARS
+        # A predicate much longer than its subject would not be ready when the
+        # subject has been said: better no cut than a gap.
+        in_time = len(rest) <= RUN_AHEAD * len(head)
+        if head_ok and in_time and previous.lower() not in _NOT_SUBJECT_END:
+            return head, rest
         return None  # the first verb decides: later ones belong to other clauses
     return None
 

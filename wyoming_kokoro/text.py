@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pysbd
 
-from .phrases import first_phrase
+from .phrases import first_phrase, opening_phrases
 
 # Pieces shorter than this sound rushed and flat: speak them with a neighbour.
 MIN_PIECE_CHARS = 24
@@ -93,7 +93,7 @@ class SentenceStream:
         self._in_code = False
         self._held = ""  # a short sentence waiting for a neighbour
         self._started = False  # a piece was emitted: the listener hears something
-        self._head_rest = False  # the next piece ends the sentence whose head was said
+        self._head_said = 0  # characters of a sentence's head said; its rest is next
 
     def feed(self, chunk: str) -> list[str]:
         """Add text; return the pieces that became complete."""
@@ -173,8 +173,9 @@ class SentenceStream:
         self._line = rest + line[len(line.rstrip()) :]
         self._line_has_output = True
         # Short as it may be, the head is said alone: a listener is waiting for it.
-        out = self._emit(clean_inline(head), force=True)
-        self._head_rest = True
+        head = clean_inline(head)
+        out = self._emit(head, force=True)
+        self._head_said = len(head)
         return out
 
     # -- pieces ------------------------------------------------------------
@@ -190,12 +191,15 @@ class SentenceStream:
         self._held = ""
         if not text:
             return []
-        # The rest of a sentence whose head was said goes next on its own, however
-        # short: joined to the next sentence, it would take too long to follow the head.
-        if piece_length(text) < MIN_PIECE_CHARS and not force and not self._head_rest:
+        if self._head_said:
+            # The rest of a sentence whose head was said goes next on its own, however
+            # short (joined to the next sentence it would be late), in phrases while
+            # it is too long to follow the head without a gap.
+            said, self._head_said = self._head_said, 0
+            return [p for part in opening_phrases(text, said) for p in split_long(part)]
+        if piece_length(text) < MIN_PIECE_CHARS and not force:
             self._held = text
             return []
-        self._head_rest = False
         return list(split_long(text))
 
 
