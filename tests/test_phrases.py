@@ -76,6 +76,16 @@ def test_failing_other_places_a_long_subject_ends_before_its_verb(text: str, hea
     assert f"{cut[0]} {cut[1]}" == text
 
 
+def test_a_cut_before_the_verb_needs_the_whole_sentence() -> None:
+    # An opening phrase cut off already is not cut again, nor is streamed text.
+    assert first_phrase("The garage door has been open") is None
+    assert first_phrase("The living room temperature is twenty one degrees and") is None
+    assert opening_phrases("The garage door has been open for ten minutes.") == [
+        "The garage door has been open",
+        "for ten minutes.",
+    ]
+
+
 def test_the_head_never_cuts_an_adjective_from_its_noun() -> None:
     cut = first_phrase("Your new blue electric car is charging in the garage tonight.")
     assert cut == ("Your new blue electric car is charging", "in the garage tonight.")

@@ -62,12 +62,8 @@ _WORD = re.compile(r"\S+")
 _SENTENCE_END = re.compile(r"[.!?…][\"')\]”’]*$")
 
 
-def first_phrase(text: str, complete: bool = True) -> tuple[str, str] | None:
-    """Split `text` into (opening phrase, rest), or None when it is best spoken whole.
-
-    `complete=False`: more words may follow (text being streamed), so a cut before
-    the verb waits until no better place can come within the head's reach.
-    """
+def first_phrase(text: str) -> tuple[str, str] | None:
+    """Split `text` into (opening phrase, rest), or None when it is best spoken whole."""
     spans = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
     if len(spans) < MIN_HEAD_WORDS + MIN_TAIL_WORDS:
         return None
@@ -83,8 +79,6 @@ def first_phrase(text: str, complete: bool = True) -> tuple[str, str] | None:
         previous, following = spans[count - 1][2], spans[count][2]
         if _ends_mark(previous) or _opens_phrase(following, spans[count + 1][2]):
             return text[:end].strip(), text[spans[count][0] :].strip()
-    if not complete and len(spans) <= MAX_HEAD_WORDS + MIN_TAIL_WORDS:
-        return None
     return _subject_cut(text, spans)
 
 
@@ -102,7 +96,14 @@ def opening_phrases(text: str, said: int = 0) -> list[str]:
 
 
 def _subject_cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, str] | None:
-    """Before the first verb, when the words before it can be a whole subject."""
+    """Before the first verb, when the words before it can be a whole subject.
+
+    Only in a whole sentence: in text still being streamed a better place may come,
+    and an opening phrase already cut off ("The garage door has been open") is not
+    cut again ("The garage door | has been open").
+    """
+    if not _SENTENCE_END.search(spans[-1][2]):
+        return None
     last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_PREDICATE_WORDS)
     for count in range(1, last_head + 1):
         previous, following = spans[count - 1][2], spans[count][2]

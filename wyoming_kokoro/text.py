@@ -165,7 +165,7 @@ class SentenceStream:
         phrase can be spoken as soon as the words after it show where it ends.
         """
         line = self._line if self._line_has_output else _LINE_PREFIX.sub("", self._line)
-        cut = first_phrase(line, complete=_ENDS_SENTENCE.search(line.rstrip()) is not None)
+        cut = first_phrase(line)
         if cut is None:
             return []
         head, rest = cut
