@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 from fmt import Record, goal, num, ratio, result, sec, table
 
@@ -97,13 +98,56 @@ def _phrase(r: Record) -> list[str]:
             num(_mean([g["db"] for g in gaps]), 1, " dB"),
         ],
     ]
-    return [
+    lines = [
         f"#### C3. The opening phrase as its own call ({len(rows)} held-out sentences, "
         f"{len(cut)} cut)\n",
         table(["", "opening phrase first", "whole sentence"], table_rows),
         f"WER change {num(wer_quick - wer_whole, 3)}: "
         f"{goal(wer_quick - wer_whole <= 0.02, 'goal ≤ +0.02')}.\n",
     ]
+    if "underrun" in rows[0]:
+        lines += _phrase_sets(rows)
+    return lines
+
+
+def _phrase_sets(rows: list[dict[str, Any]]) -> list[str]:
+    """Per set of sentences, and the silence inside the sentence against the previous plan."""
+    table_rows = []
+    for kind, label in (("phrase", "a phrase cut"), ("subject", "a cut before the verb")):
+        chosen = [row for row in rows if row["set"] == kind]
+        if not chosen:
+            continue
+        table_rows.append(
+            [
+                f"{label} ({len(chosen)})",
+                f"{sec(statistics.median(r['first_call_quick'] for r in chosen))} / "
+                f"{sec(statistics.median(r['first_call_whole'] for r in chosen))}",
+                f"{num(_mean([r['wer_quick'] for r in chosen]), 3)} / "
+                f"{num(_mean([r['wer_whole'] for r in chosen]), 3)}",
+                f"{sec(sum(r['underrun'] for r in chosen))} "
+                f"(worst {sec(max(r['underrun'] for r in chosen))})",
+                f"{sec(sum(r['underrun_before'] for r in chosen))} "
+                f"(worst {sec(max(r['underrun_before'] for r in chosen))})",
+            ]
+        )
+    return [
+        table(
+            [
+                "sentences with",
+                "first call, head / whole",
+                "WER, head first / whole",
+                "silence inside, now (sum)",
+                "before: one cut, rest whole",
+            ],
+            table_rows,
+        ),
+        "“Silence inside”: the audio played from the first call's end while the next "
+        "calls run; a call that ends after the audio in hand has played leaves a gap. "
+        "For the verb set, “before” is the whole sentence in one call.\n",
+    ]
+
+
+DOOR = "Someone is at the front door."
 
 
 def _bench(r: Record) -> list[str]:
@@ -138,6 +182,20 @@ def _bench(r: Record) -> list[str]:
             "with its `measure_once`, the two modes back to back in alternating order: "
             f"streaming / `synthesize` total, median of {len(r['paired_ratios'])} pairs, "
             f"{num(paired, 2)}×: {goal(paired <= 1.05, 'goal ≤ 1.05')}.\n"
+        )
+    if "paired_first_mean" in r:
+        firsts = r["paired_first_mean"]
+        out.append(
+            "First audio mean in those alternating runs: "
+            f"{sec(firsts['non_streaming'])} `synthesize`, {sec(firsts['streaming'])} streaming: "
+            f"{goal(max(firsts.values()) <= 0.8, 'goal ≤ 0.8 s')}.\n"
+        )
+    if "speed_probes" in r:
+        before, between, after = r["speed_probes"]
+        out.append(
+            f"The VM's speed meanwhile: kokoro-onnx `create()` of “{DOOR}” took "
+            f"{sec(before)} before wyoming-bench's run, {sec(between)} between it and the "
+            f"alternating runs, {sec(after)} after them (median of 3 each).\n"
         )
     return out
 

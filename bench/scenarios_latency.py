@@ -126,30 +126,50 @@ def model_load(quick: bool) -> Result:
 
 
 def first_phrase(quick: bool) -> Result:
-    """C3: what speaking the opening phrase alone costs and gains, on held-out sentences."""
+    """C3: what speaking the opening phrase alone costs and gains, on held-out sentences.
+
+    Also the silence a listener hears inside the sentence when a call after the
+    head takes longer than the audio in hand ("underrun"), against the previous
+    behaviour: one cut, the rest of the sentence in one call.
+    """
     from conftest import Recognizer, wer
+
+    from wyoming_kokoro.phrases import first_phrase as head_cut
 
     engine = load_engine()
     spec = engine.voice(VOICE)
     recognizer = Recognizer()
-    sentences = texts.HELD_OUT[: 6 if quick else None]
+    sets = [("phrase", s) for s in texts.HELD_OUT] + [
+        ("subject", s) for s in texts.HELD_OUT_SUBJECT
+    ]
+    if quick:
+        sets = sets[:4] + sets[-2:]
     rows = []
-    for sentence in sentences:
+    for kind, sentence in sets:
         quick_calls = engine.plan(sentence, spec, lang=LANG, quick_start=True)
         whole_calls = engine.plan(sentence, spec, lang=LANG)
-        times = {"quick": [], "whole": []}
+        cut = head_cut(sentence)
+        before = whole_calls
+        if kind == "phrase" and cut is not None:
+            before = [c for part in cut for c in engine.plan(part, spec, lang=LANG)]
+        times: dict[str, list[float]] = {"quick": [], "whole": []}
         for _ in range(3):
             for key, calls in (("quick", quick_calls), ("whole", whole_calls)):
                 started = time.monotonic()
                 engine.run(calls[0])
                 times[key].append(time.monotonic() - started)
-        quick_audio = [engine.run(call) for call in quick_calls]
+        quick_audio, quick_underrun = _timed(engine, quick_calls)
+        _, before_underrun = _timed(engine, before)
         whole_audio = np.concatenate([engine.run(call) for call in whole_calls])
         row = {
             "text": sentence,
+            "set": kind,
             "cut": len(quick_calls) > len(whole_calls),
+            "calls": len(quick_calls),
             "first_call_quick": _median(times["quick"]),
             "first_call_whole": _median(times["whole"]),
+            "underrun": quick_underrun,
+            "underrun_before": before_underrun,
             "wer_quick": wer(sentence, recognizer.transcribe(np.concatenate(quick_audio))),
             "wer_whole": wer(sentence, recognizer.transcribe(whole_audio)),
         }
@@ -160,6 +180,23 @@ def first_phrase(quick: bool) -> Result:
     return {"rows": rows}
 
 
+def _timed(engine: Any, calls: list[Any]) -> tuple[list[np.ndarray], float]:
+    """The calls' audio, and the silence heard when it is played from the first
+    call's end while the next calls run back to back."""
+    audio: list[np.ndarray] = []
+    clock = played_until = 0.0
+    silence = 0.0
+    for call in calls:
+        started = time.monotonic()
+        audio.append(engine.run(call))
+        clock += time.monotonic() - started
+        seconds = len(audio[-1]) / 24_000
+        if len(audio) > 1 and clock > played_until:
+            silence += clock - played_until
+        played_until = max(played_until, clock) + seconds
+    return audio, silence
+
+
 def wyoming_bench(quick: bool) -> Result:
     """C4: wyoming-bench's default texts, both modes, 5 rounds, against a warm server."""
     from wyoming.tts import SynthesizeVoice
@@ -167,6 +204,10 @@ def wyoming_bench(quick: bool) -> Result:
     from wyoming_bench.tts.texts import DEFAULT_TEXTS
 
     rounds = 2 if quick else 5
+    # This VM's speed drifts by up to a quarter between minutes: kokoro-onnx on one
+    # sentence before, between and after the two runs shows how it moved.
+    engine = load_engine()
+    probes = [_create_time(engine, DOOR, 3)]
     with Server("--idle-timeout", "600") as server:
         port = server.port
         asyncio.run(request(server.uri, DOOR, False))  # the worker is loaded: "warm"
@@ -187,7 +228,9 @@ def wyoming_bench(quick: bool) -> Result:
                 unique=True,
             )
         )
-        paired = asyncio.run(_paired_totals(port, list(DEFAULT_TEXTS), rounds))
+        probes.append(_create_time(engine, DOOR, 3))
+        paired, paired_first = asyncio.run(_paired_totals(port, list(DEFAULT_TEXTS), rounds))
+        probes.append(_create_time(engine, DOOR, 3))
     modes: Result = {}
     for mode in ("non_streaming", "streaming"):
         ok = [m for m in measured if m.mode == mode and m.ok]
@@ -204,7 +247,6 @@ def wyoming_bench(quick: bool) -> Result:
                 for text in DEFAULT_TEXTS
             },
         }
-    engine = load_engine()
     create = [_create_time(engine, text, 3) for text in DEFAULT_TEXTS]
     return {
         "rounds": rounds,
@@ -212,11 +254,16 @@ def wyoming_bench(quick: bool) -> Result:
         "kokoro_create_mean": statistics.fmean(create),
         "paired_total_ratio": _median(paired),
         "paired_ratios": paired,
+        "paired_first_mean": {mode: statistics.fmean(v) for mode, v in paired_first.items()},
+        "speed_probes": probes,
     }
 
 
-async def _paired_totals(port: int, texts: list[str], rounds: int) -> list[float]:
-    """Streaming total / `synthesize` total, per text and round, the two run back to back.
+async def _paired_totals(
+    port: int, texts: list[str], rounds: int
+) -> tuple[list[float], dict[str, list[float]]]:
+    """Streaming total / `synthesize` total, per text and round, the two run back to back
+    (and each mode's first audio in those runs).
 
     wyoming-bench runs every `synthesize` round before every streaming one, so a
     drift in this VM's speed between those minutes shows up as a gap between the
@@ -226,6 +273,7 @@ async def _paired_totals(port: int, texts: list[str], rounds: int) -> list[float
     from wyoming_bench.tts.client import measure_once
 
     ratios = []
+    first: dict[str, list[float]] = {"non_streaming": [], "streaming": []}
     for number in range(rounds):
         for text in texts:
             order = ("non_streaming", "streaming")[:: 1 if number % 2 == 0 else -1]
@@ -236,8 +284,9 @@ async def _paired_totals(port: int, texts: list[str], rounds: int) -> list[float
                 )
                 assert m.ok, m.error
                 total[mode] = m.total_s
+                first[mode].append(m.ttft_s)
             ratios.append(total["streaming"] / total["non_streaming"])
-    return ratios
+    return ratios, first
 
 
 SCENARIOS = {

@@ -134,3 +134,14 @@ HELD_OUT = (
     "The heating in the bedroom will switch off at eleven to save energy.",
     "Someone rang the doorbell while you were in the shower a moment ago.",
 )
+
+# Held-out sentences with no place to breathe but the end of a long subject: the
+# cut before the verb (C3). Not used by any test.
+HELD_OUT_SUBJECT = (
+    "Your next calendar appointment is a dentist visit tomorrow morning.",
+    "The kitchen smoke detector battery is running low again.",
+    "Both bedroom windows are still open this evening.",
+    "The hallway motion sensor has detected movement twice tonight.",
+    "The solar panels have produced eleven kilowatt hours today.",
+    "The last train home will leave the station very soon.",
+)
