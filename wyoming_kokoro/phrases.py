@@ -69,16 +69,16 @@ def first_phrase(text: str) -> tuple[str, str] | None:
         return None
     last_head = min(MAX_HEAD_WORDS, len(spans) - MIN_TAIL_WORDS)
     greeting = spans[1][2]  # "Good morning!": a whole short sentence first
-    said = _SENTENCE_END.search(greeting) and greeting.lower() not in _ABBREVIATIONS
-    if said and spans[1][1] >= MIN_GREETING_CHARS:
-        return text[: spans[1][1]].strip(), text[spans[2][0] :].strip()
+    complete = _SENTENCE_END.search(greeting) and greeting.lower() not in _ABBREVIATIONS
+    if complete and spans[1][1] >= MIN_GREETING_CHARS:
+        return _cut(text, spans, 2)
     for count in range(MIN_HEAD_WORDS, last_head + 1):
         end = spans[count - 1][1]
         if end < MIN_HEAD_CHARS:
             continue
         previous, following = spans[count - 1][2], spans[count][2]
         if _ends_mark(previous) or _opens_phrase(following, spans[count + 1][2]):
-            return text[:end].strip(), text[spans[count][0] :].strip()
+            return _cut(text, spans, count)
     return _subject_cut(text, spans)
 
 
@@ -109,7 +109,7 @@ def _subject_cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, str
         previous, following = spans[count - 1][2], spans[count][2]
         if _ends_mark(previous) or following.lower() not in _AUXILIARIES:
             continue
-        head, rest = text[: spans[count - 1][1]].strip(), text[spans[count][0] :].strip()
+        head, rest = _cut(text, spans, count)
         head_ok = count >= MIN_HEAD_WORDS and len(head) >= MIN_HEAD_CHARS
         # A predicate much longer than its subject would not be ready when the
         # subject has been said: better no cut than a gap.
@@ -118,6 +118,11 @@ def _subject_cut(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, str
             return head, rest
         return None  # the first verb decides: later ones belong to other clauses
     return None
+
+
+def _cut(text: str, spans: list[tuple[int, int, str]], count: int) -> tuple[str, str]:
+    """`text` split after its first `count` words."""
+    return text[: spans[count - 1][1]].strip(), text[spans[count][0] :].strip()
 
 
 def _opens_phrase(word: str, after: str) -> bool:
