@@ -69,3 +69,22 @@ def test_no_writable_temporary_directory_still_speaks(tmp_path: Path, recognizer
         assert reply.errors == [], "".join(srv.log)
         assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
     assert (cache / "tmp").is_dir()
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_a_full_cache_disk_still_speaks(tmp_path: Path, recognizer) -> None:
+    # A 1 MB cache: neither the embedded model nor its optimized copy fits (ENOSPC).
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    wrapper = [
+        "unshare", "-rm", "sh", "-c",
+        f'mount -t tmpfs -o size=1m tmpfs {shlex.quote(str(cache))} && exec "$@"', "sh",
+    ]  # fmt: skip
+    env = {"KOKORO_CACHE_DIR": str(cache)}
+    with ServerProcess("--idle-timeout", "1", env=env, wrapper=wrapper) as srv:
+        for _ in range(2):  # every burst, not only the first
+            reply = run(synthesize(srv.uri, SENTENCE))
+            assert reply.errors == [], "".join(srv.log)
+            assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+            assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
+        assert "loading the embedded model from memory" in "".join(srv.log)

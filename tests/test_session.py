@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import logging
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import can_mount_privately
 
 from wyoming_kokoro.models.assets import Assets, model_file, resolve
 from wyoming_kokoro.session import GRAPH, WEIGHTS, create_session, optimized_copy
@@ -134,3 +137,51 @@ def test_an_unwritable_cache_costs_only_the_copy(
 def test_only_published_models_get_a_copy(tmp_path: Path) -> None:
     assert optimized_copy(tmp_path / "my-finetune.onnx") is None
     assert optimized_copy(tmp_path / "voices-v1.0.bin") is None
+
+
+# Runs inside a private mount namespace with a 1 MB tmpfs at argv[1]: the copy
+# cannot be saved there (ENOSPC), and the session must load all the same.
+_ON_A_FULL_DISK = """
+import sys
+from pathlib import Path
+import numpy as np
+from wyoming_kokoro.models.assets import model_file, resolve
+from wyoming_kokoro.session import create_session, optimized_copy
+from test_session import speak
+
+full, out = Path(sys.argv[1]), Path(sys.argv[2])
+assets = resolve(None, None, [])
+with model_file(assets) as model:
+    session = create_session(model, 2, optimized_copy(assets.model, full))
+np.save(out / "audio.npy", speak(session, assets))
+(out / "left.txt").write_text("\\n".join(p.name for p in full.iterdir()))
+"""
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+@pytest.mark.parametrize(
+    "tmpfs",
+    [
+        "size=1m",  # plainly full: no room for the copy
+        "size=512m,nr_inodes=3",  # room in bytes, but no inode for the weights file
+    ],
+)
+def test_a_full_cache_disk_costs_only_the_copy(
+    tmpfs: str, reference: np.ndarray, tmp_path: Path
+) -> None:
+    full, out = tmp_path / "full", tmp_path / "out"
+    full.mkdir()
+    out.mkdir()
+    mount = f'mount -t tmpfs -o {tmpfs} tmpfs "$1" && shift && exec "$@"'
+    script = [sys.executable, "-c", _ON_A_FULL_DISK, str(full), str(out)]
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount, "sh", str(full), *script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parent,
+    )
+    assert result.returncode == 0, result.stderr
+    assert np.array_equal(np.load(out / "audio.npy"), reference)
+    # Nothing half-written stays behind to fill the disk further or be loaded later.
+    assert (out / "left.txt").read_text() == ""

@@ -9,7 +9,8 @@ file (page cache, not the worker's own memory). The audio is bit-identical. The
 copy holds layout choices for this CPU and this onnxruntime release, so its name
 carries both; it is written on the first load (while the session is built anyway)
 and only for published model files, whose sha256 names them. A copy that fails to
-load is deleted and the .onnx used.
+load is deleted and the .onnx used; one that cannot be saved (a full disk) costs
+only the copy, never the session.
 """
 
 from __future__ import annotations
@@ -97,16 +98,31 @@ def _load_copy(copy: Path, threads: int) -> ort.InferenceSession | None:
 
 
 def create_session(model: str, threads: int, copy: Path | None) -> ort.InferenceSession:
-    """A CPU session for `model` (a verified path), using or writing `copy` if given."""
+    """A CPU session for `model` (a verified path), using or writing `copy` if given.
+
+    Saving the copy is a bonus: a full or failing cache disk costs the copy, never
+    the session.
+    """
     if copy is not None:
         session = _load_copy(copy, threads)
         if session is not None:
             return session
+        if _writable(copy.parent) and _room_for_copy(model, copy.parent):
+            try:
+                return _build_and_save(model, threads, copy)
+            except Exception as err:  # onnxruntime raises its own types for a failed write
+                _LOGGER.warning(
+                    "Could not save an optimized copy of the model (%s); loading without it", err
+                )
+    return _cpu(model, _options(threads))
+
+
+def _build_and_save(model: str, threads: int, copy: Path) -> ort.InferenceSession:
+    """Build the session and save its optimized graph on the way (raises if either fails)."""
     options = _options(threads)
-    partial = None
-    if copy is not None and _writable(copy.parent):
-        partial = copy.with_name(f".{copy.name}.{os.getpid()}.part")
-        shutil.rmtree(partial, ignore_errors=True)
+    partial = copy.with_name(f".{copy.name}.{os.getpid()}.part")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
         partial.mkdir()
         options.optimized_model_filepath = str(partial / GRAPH)
         for key, value in (
@@ -116,12 +132,29 @@ def create_session(model: str, threads: int, copy: Path | None) -> ort.Inference
             ("session.save_external_prepacked_constant_initializers", "1"),
         ):
             options.add_session_config_entry(key, value)
-    try:
         session = _cpu(model, options)
+        _keep(partial, copy)  # only a copy whose session was built whole
+        return session
     finally:
-        if partial is not None:
-            _keep(partial, copy)  # type: ignore[arg-type]
-    return session
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _room_for_copy(model: str, directory: Path) -> bool:
+    """Whether the copy (about 1.4 times the model) fits: else building it would only
+    fail at the end, and the session would be built a second time."""
+    try:
+        fs = os.statvfs(directory)
+        free, needed = fs.f_bavail * fs.f_frsize, 2 * os.stat(model).st_size
+    except OSError:
+        return True  # unknown: try, and load without the copy if saving fails
+    if free < needed:
+        _LOGGER.info(
+            "Not saving an optimized copy of the model: %d MB free in %s, %d MB needed",
+            free >> 20,
+            directory,
+            needed >> 20,
+        )
+    return free >= needed
 
 
 def _writable(directory: Path) -> bool:
