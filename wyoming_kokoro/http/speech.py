@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -81,18 +81,21 @@ async def _stream(
     client: int,
 ) -> web.StreamResponse:
     scheduler = config.scheduler
-    spoken = SpokenText(
-        scheduler,
-        client,
-        speech_request.voice,
-        speech_request.speed,
-        speech_request.lang,
-        config.voices.max_text_chars,
-    )
-    spoken.add_text(speech_request.text)
-    spoken.finish()
-    audio = spoken.audio()
+    audio: AsyncGenerator[bytes, None] | None = None
     try:
+        # Inside the try: pieces are queued as the text is split, and a failure
+        # after the first must still free them (they would keep the worker loaded).
+        spoken = SpokenText(
+            scheduler,
+            client,
+            speech_request.voice,
+            speech_request.speed,
+            speech_request.lang,
+            config.voices.max_text_chars,
+        )
+        spoken.add_text(speech_request.text)
+        spoken.finish()
+        audio = spoken.audio()
         if spoken.pieces == 0:
             raise ApiError(
                 422, "'input' has nothing to speak (only markup or symbols)", "input", "no_speech"
@@ -127,7 +130,8 @@ async def _stream(
         # Whatever ended the request (done, failed, client gone), its queue is freed.
         scheduler.cancel(client)
         request.app[ACTIVE_STREAMS].discard(client)
-        await audio.aclose()
+        if audio is not None:
+            await audio.aclose()
 
 
 async def _send(
