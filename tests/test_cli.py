@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import os
+import select
+import stat
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +21,14 @@ from conftest import wer
 TEXT = "The garage door has been open for ten minutes."
 
 
-def say(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[bytes]:
+def say(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "kokoro_say.main", *args],
         input=stdin.encode() if stdin is not None else None,
         capture_output=True,
+        cwd=cwd,
         timeout=300,
         check=False,
     )
@@ -217,3 +226,211 @@ def test_max_call_tokens_is_read_from_the_environment(tmp_path: Path) -> None:
     )
     assert result.returncode == 2 and b"max-call-tokens" in result.stderr, result.stderr
     assert not (tmp_path / "a.wav").exists()
+
+
+# ---------------------------------------------------------------- where the audio goes
+# These drive the output module directly: no model, a second of silence.
+
+SECOND = np.zeros(24000, dtype=np.int16)
+
+
+def write_second(path: Path | str, fmt: str = "wav") -> None:
+    from kokoro_say.output import AudioSink
+
+    with AudioSink(str(path), fmt) as sink:
+        sink.write(SECOND)
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+def test_a_new_file_gets_the_umask_mode(tmp_path: Path, umask_022: None) -> None:
+    write_second(tmp_path / "a.wav")
+    assert stat.S_IMODE((tmp_path / "a.wav").stat().st_mode) == 0o644
+    os.umask(0o027)
+    write_second(tmp_path / "b.raw", "raw")
+    assert stat.S_IMODE((tmp_path / "b.raw").stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.wav", "b.raw"]
+
+
+def test_an_existing_file_keeps_its_mode(tmp_path: Path, umask_022: None) -> None:
+    out = tmp_path / "a.wav"
+    out.write_bytes(b"old")
+    out.chmod(0o604)  # not what the umask would give
+    write_second(out)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o604
+    assert soundfile.info(out).frames == 24000
+
+
+def test_a_symlink_is_written_through_to_its_target(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "a.wav"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.wav"
+    link.symlink_to(target)
+    write_second(link)
+    assert link.is_symlink() and link.resolve() == target
+    assert soundfile.info(target).frames == 24000
+    assert [p.name for p in (tmp_path / "real").iterdir()] == ["a.wav"]  # no temp file left
+    dangling = tmp_path / "dangling.wav"
+    dangling.symlink_to(tmp_path / "real" / "new.wav")
+    write_second(dangling)
+    assert dangling.is_symlink() and soundfile.info(tmp_path / "real" / "new.wav").frames == 24000
+
+
+def read_fifo_while(fifo: Path, work: Callable[[], None]) -> bytes:
+    """Run ``work`` while a reader drains ``fifo``; what the reader got."""
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    keep_open = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # no EOF before work writes
+    got: list[bytes] = []
+
+    def drain() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            select.select([reader], [], [], 0.1)
+            try:
+                chunk = os.read(reader, 65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                return
+            got.append(chunk)
+
+    thread = threading.Thread(target=drain, daemon=True)
+    thread.start()
+    try:
+        work()
+    finally:
+        os.close(keep_open)
+        thread.join(35)
+        os.close(reader)
+    return b"".join(got)
+
+
+@pytest.mark.parametrize("fmt", ["wav", "flac", "raw"])
+def test_a_fifo_is_written_to_not_replaced(tmp_path: Path, fmt: str) -> None:
+    fifo = tmp_path / f"pipe.{fmt}"
+    os.mkfifo(fifo)
+    data = read_fifo_while(fifo, lambda: write_second(fifo, fmt))
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == [fifo.name]
+    if fmt == "raw":
+        assert data == SECOND.tobytes()
+    else:
+        audio, rate = soundfile.read(io.BytesIO(data), dtype="int16")
+        assert rate == 24000 and len(audio) == 24000
+
+
+def test_a_character_device_is_written_to_not_replaced(tmp_path: Path) -> None:
+    device = tmp_path / "null"
+    try:  # a copy of /dev/null: the code under test may not replace the real one
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as err:
+        pytest.skip(f"cannot make a device node here: {err}")
+    for fmt in ("wav", "mp3", "raw"):
+        write_second(device, fmt)
+        assert stat.S_ISCHR(device.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]
+
+
+def test_a_failed_run_leaves_no_partial_file(tmp_path: Path) -> None:
+    from kokoro_say.output import AudioSink
+
+    existing = tmp_path / "old.wav"
+    existing.write_bytes(b"keep me")
+    for path in (tmp_path / "new.wav", existing, tmp_path / "new.raw"):
+        with pytest.raises(KeyboardInterrupt), AudioSink(str(path), path.suffix[1:]) as sink:
+            sink.write(SECOND)
+            raise KeyboardInterrupt
+    assert [p.name for p in tmp_path.iterdir()] == ["old.wav"]
+    assert existing.read_bytes() == b"keep me"
+
+
+def test_a_directory_is_refused_before_any_work(tmp_path: Path) -> None:
+    from kokoro_say.output import AudioSink
+
+    with pytest.raises(OSError, match="is a directory"):
+        AudioSink(str(tmp_path), "wav")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failing_close_removes_the_temp_file_and_keeps_the_first_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kokoro_say.output import AudioSink
+
+    real_close = soundfile.SoundFile.close
+
+    def broken_close(self: soundfile.SoundFile) -> None:
+        if not self.closed:  # as when flushing the last block fails
+            real_close(self)
+            raise soundfile.SoundFileRuntimeError("close failed")
+
+    monkeypatch.setattr(soundfile.SoundFile, "close", broken_close)
+    out = tmp_path / "a.flac"
+    with pytest.raises(ValueError, match="the first error"), AudioSink(str(out), "flac") as sink:
+        sink.write(SECOND)
+        raise ValueError("the first error")
+    assert list(tmp_path.iterdir()) == []
+    # Without an earlier error, the close error is the one raised: one line, an OSError
+    # that names the file (kokoro-say prints OSErrors as one line).
+    with (
+        pytest.raises(OSError, match=r"a\.flac.*close failed"),
+        AudioSink(str(out), "flac") as sink,
+    ):
+        sink.write(SECOND)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_libsndfile_error_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    # A file-size limit stands in for a full disk: libsndfile fails its write.
+    script = (
+        "import resource, sys, numpy as np\n"
+        "from kokoro_say.output import AudioSink\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (20000, resource.RLIM_INFINITY))\n"
+        "try:\n"
+        "    with AudioSink(sys.argv[1], 'wav') as sink:\n"
+        "        sink.write(np.zeros(48000, dtype=np.int16))\n"
+        "except OSError as err:\n"
+        "    print(err)\n"
+    )
+    out = tmp_path / "full.wav"
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(out)], capture_output=True, timeout=60, check=False
+    )
+    assert result.returncode == 0 and result.stderr == b"", result.stderr.decode()
+    message = result.stdout.decode().strip()
+    assert "full.wav" in message and "\n" not in message, message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_wav_to_stdout_is_a_wav_stream(tmp_path: Path) -> None:
+    result = say("The back door is open.", "-o", "-", "--format", "wav", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.iterdir()) == []  # no file named "-"
+    audio, rate = soundfile.read(io.BytesIO(result.stdout), dtype="int16")
+    assert rate == 24000 and 1.0 < len(audio) / rate < 4.0
+
+
+def test_wav_to_stdout_redirected_to_a_file_gets_exact_sizes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kokoro_say.output import AudioSink
+
+    monkeypatch.chdir(tmp_path)  # where a file named "-" would land
+
+    out = tmp_path / "redirected.wav"
+    with out.open("wb") as file:
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(file))  # kokoro-say -o - > file
+        with AudioSink("-", "wav") as sink:
+            sink.write(SECOND)
+            sink.write(SECOND)
+        monkeypatch.undo()
+    data = out.read_bytes()
+    assert len(data) == 44 + 4 * 24000
+    assert data[4:8] == (len(data) - 8).to_bytes(4, "little")
+    assert data[40:44] == (4 * 24000).to_bytes(4, "little")

@@ -63,7 +63,10 @@ def _list_voices(installed: tuple[str, ...]) -> None:
     "-f", "--file", "file", metavar="PATH", help="Read the text from a file ('-' = stdin)."
 )
 @click.option(
-    "-o", "--output", metavar="PATH", help="Audio file to write; '-' = raw PCM to stdout."
+    "-o",
+    "--output",
+    metavar="PATH",
+    help="Audio file to write; '-' = stdout (raw PCM unless --format).",
 )
 @click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
 @options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"})
