@@ -234,3 +234,40 @@ def test_a_worker_given_no_setup_exits_with_an_error() -> None:
     )
     assert result.returncode == 2
     assert b"Bad setup message" in result.stderr
+
+
+def test_a_badly_shaped_voice_fails_only_its_own_pieces(tmp_path) -> None:
+    # A user's voices file with some voices of the wrong shape: speaking in one
+    # fails that request alone, and the worker (and a piece half-spoken) goes on.
+    import numpy as np
+
+    embedded = resolve(None, None, [])
+    with np.load(embedded.voices) as found:
+        voices = {name: found[name] for name in found.files}
+    voices["af_flat"] = voices["jm_kumo"][:, 0, :]  # (510, 256): the model rejects its rank
+    voices["af_empty"] = voices["jm_kumo"][:0]  # no rows: indexing it fails
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "voices.npz", **voices)
+    assets = resolve(None, None, [data])
+    assert {"af_flat", "af_empty", "jm_kumo"} <= set(assets.voice_names)
+    config = WorkerConfig(assets, threads=2, normalize=True, lexicon={})
+    proc = start_worker(config)
+    try:
+        ready = receive(proc)
+        assert isinstance(ready, Ready), ready
+        send(proc, Piece(1, LONG, "jm_kumo", 1.0, "en-us", False))
+        first = receive(proc)
+        assert isinstance(first, Audio) and first.more, first
+        for job_id, voice in ((2, "af_flat"), (3, "af_empty")):
+            send(proc, Piece(job_id, "Hello there.", voice, 1.0, "en-us"))
+            failed = receive(proc)
+            assert isinstance(failed, Failed) and failed.id == job_id, failed
+            assert proc.poll() is None
+        send(proc, Next(1))  # the piece begun before goes on where it was
+        reply = receive(proc)
+        assert isinstance(reply, Audio) and reply.id == 1 and reply.pcm, reply
+        assert speak(proc, 4, "The door is open.", first=False)
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0

@@ -108,14 +108,24 @@ class _Worker:
                     message.text, voice, message.speed, message.lang, quick_start=message.first
                 )
                 self._plans[job_id] = deque(plan)
-            self._speak_next(job_id, message.limit if isinstance(message, Next) else None)
-        except (ValueError, KeyError, RuntimeError) as err:  # VoiceError is a ValueError
-            # A bad piece of text must not end the burst for everyone else.
-            _LOGGER.warning("Piece %s failed: %s", job_id, err)
+            reply: Message = self._speak_next(
+                job_id, message.limit if isinstance(message, Next) else None
+            )
+        except Exception as err:
+            # One bad piece (a voice of the wrong shape in a user's file raises
+            # IndexError, or onnxruntime's own exception types) must not end the
+            # burst for everyone else. Writing the reply is outside: a broken pipe
+            # still ends the worker.
+            expected = isinstance(err, (ValueError, KeyError))  # VoiceError is a ValueError
+            _LOGGER.warning(
+                "Piece %s failed: %s%s", job_id, "" if expected else f"{type(err).__name__}: ", err
+            )
+            _LOGGER.debug("Piece %s failed", job_id, exc_info=True)
             self._plans.pop(job_id, None)
-            self.send(Failed(job_id, str(err)))
+            reply = Failed(job_id, str(err) or type(err).__name__)
+        self.send(reply)
 
-    def _speak_next(self, job_id: int, limit: int | None = None) -> None:
+    def _speak_next(self, job_id: int, limit: int | None = None) -> Audio:
         calls = self._plans.get(job_id)
         if calls is None:
             raise KeyError(f"no piece {job_id} in progress")
@@ -132,7 +142,7 @@ class _Worker:
                 _LOGGER.debug("Call of piece %s interrupted", job_id)
         if not calls:
             del self._plans[job_id]
-        self.send(Audio(job_id, more=bool(calls), pcm=pcm))
+        return Audio(job_id, more=bool(calls), pcm=pcm)
 
 
 def _read_setup(stdin: BinaryIO) -> Setup | None:
