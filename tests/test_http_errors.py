@@ -115,6 +115,43 @@ def test_bad_requests_get_openai_errors(server, body, status, param) -> None:
     assert error["type"] == "invalid_request_error" if status != 404 else "not_found_error"
 
 
+MALFORMED = {
+    "nested 7,000 deep": b"[" * 7000,
+    "an object nested 1,500 deep": b'{"a":' * 1500,
+    "a 5,000-digit speed": b'{"input": "Hi.", "speed": ' + b"9" * 5000 + b"}",
+    "a number lang_code": {**GOOD, "lang_code": 5},
+    "a list language": {**GOOD, "language": ["en"]},
+}
+
+
+@pytest.mark.parametrize("body", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_json_is_a_400_with_one_log_line(server, body) -> None:
+    """Valid JSON (or nearly) that the checks missed: a 500 and a traceback before."""
+    start = len(server.log)
+    code, headers, reply = speak(server, body)
+    assert code == 400, reply
+    assert headers["content-type"].startswith("application/json")
+    assert error_of(code, reply)["type"] == "invalid_request_error"
+    assert server.wait_for(lambda: any(": 400 " in line for line in server.log[start:]), 5)
+    added = server.log[start:]
+    assert not any("Traceback" in line for line in added), "".join(added)
+    assert len([line for line in added if "/v1/audio/speech" in line]) == 1, "".join(added)
+
+
+def test_a_lone_surrogate_is_a_400_and_the_server_keeps_speaking() -> None:
+    """JSON may escape half a surrogate pair; no UTF-8 encodes it. It reached the
+    pipe to the worker and stopped the scheduler: no client got audio again."""
+    with http_server("--max-text-chars", "300") as own:
+        base = http_base(own)
+        headers = {"Content-Type": "application/json"}
+        for text in (rb"Hello \ud800 there.", rb"\udc00"):
+            body = b'{"input": "' + text + b'", "response_format": "wav"}'
+            code, _, reply = request(base, "POST", "/v1/audio/speech", body, headers)
+            assert code == 400 and error_of(code, reply)["param"] == "input"
+        code, _, audio = request(base, "POST", "/v1/audio/speech", GOOD, headers)
+        assert code == 200 and audio[:4] == b"RIFF" and len(audio) > 10_000
+
+
 def test_an_unproducible_format_names_those_that_work(server) -> None:
     _, _, reply = speak(server, {**GOOD, "response_format": "m4a"})
     message = error_of(400, reply)["message"]

@@ -82,6 +82,15 @@ def _voice(body: dict[str, Any], voices: Voices) -> tuple[str, str]:
         raise ApiError(400, str(err), param="lang_code", code="invalid_value") from err
 
 
+def _is_unicode(text: str) -> bool:
+    """False for a lone surrogate, which JSON can escape but no UTF-8 encodes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
     """Check a decoded JSON body; raises ApiError with OpenAI's status and wording."""
     if not isinstance(body, dict):
@@ -95,6 +104,13 @@ def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
             code="model_not_found",
         )
     text = _string(body, "input")
+    if not _is_unicode(text):
+        raise ApiError(
+            400,
+            "'input' holds half a surrogate pair (\\ud800-\\udfff alone)",
+            "input",
+            "invalid_value",
+        )
     if not text.strip():
         raise ApiError(400, "'input' is empty", param="input", code="empty_input")
     if len(text) > voices.max_text_chars:
@@ -109,6 +125,10 @@ def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
         raise ApiError(
             400, "only stream_format 'audio' is supported", "stream_format", "invalid_value"
         )
+    # Not a string: refused, rather than silently reading in the voice's own language.
+    for key in ("lang_code", "language"):
+        if body.get(key) is not None and not isinstance(body[key], str):
+            raise ApiError(400, f"'{key}' must be a string", param=key, code="invalid_type")
     voice, lang = _voice(body, voices)
     return SpeechRequest(
         text=text,

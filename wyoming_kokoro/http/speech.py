@@ -41,9 +41,14 @@ ACTIVE_STREAMS: web.AppKey[set[int]] = web.AppKey("active_streams", set)
 
 
 async def _read_body(request: web.Request) -> object:
+    raw = await request.read()
     try:
-        return await request.json()
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        # UTF-8 whatever the charset says: JSON is UTF-8 (RFC 8259), and an
+        # unknown charset made the decoding itself fail.
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ApiError(400, "the request body is nested too deeply", code="invalid_json") from None
+    except ValueError as err:  # also bad UTF-8, and a number of more than 4,300 digits
         raise ApiError(
             400, f"the request body is not valid JSON: {err}", code="invalid_json"
         ) from None
