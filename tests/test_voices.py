@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wyoming_kokoro.voices import (
     CATALOG,
@@ -94,3 +98,49 @@ def test_voices_are_offered_where_they_can_speak() -> None:
     # Japanese and Chinese voices: their own language first, English as well.
     assert spoken_locales("jm_kumo") == ["ja_JP", "en_US", "en_GB"]
     assert spoken_locales("zf_xiaobei") == ["zh_CN", "en_US", "en_GB"]
+
+
+# ---------------------------------------------------------------- blends print as they parse
+
+
+def weight_text(weight: float) -> str:
+    """A weight as a user would type it: positional, never an exponent."""
+    return format(Decimal(repr(weight)), "f")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(INSTALLED),
+            st.one_of(
+                st.integers(1, 10**6).map(str),
+                st.floats(1e-6, 1e6, allow_nan=False).map(weight_text),
+                st.none(),
+            ),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_a_parsed_blend_prints_as_a_spec_that_parses_back(
+    parts: list[tuple[str, str | None]],
+) -> None:
+    spec = "+".join(name if weight is None else f"{name}({weight})" for name, weight in parts)
+    parsed = parse_voice(spec, INSTALLED)
+    again = parse_voice(str(parsed), INSTALLED)
+    assert [name for name, _ in again.parts] == [name for name, _ in parsed.parts]
+    assert [w for _, w in again.parts] == pytest.approx([w for _, w in parsed.parts], rel=1e-9)
+
+
+def test_a_tiny_blend_weight_prints_without_an_exponent() -> None:
+    spec = parse_voice("af_bella(1)+af_sky(20000)", INSTALLED)
+    assert "e" not in str(spec).replace("af_bella", "").replace("af_sky", "")
+    assert str(spec) == "af_bella(0.00004999750012499375)+af_sky(0.999950002499875)"
+    assert parse_voice(str(spec), INSTALLED).parts[0][1] == pytest.approx(spec.parts[0][1])
+
+
+@pytest.mark.parametrize("weight", ["9" * 400, "1e999", "1e308)+af_sky(1e308"])
+def test_an_infinite_blend_weight_is_refused(weight: str) -> None:
+    with pytest.raises(VoiceError, match="weight"):
+        parse_voice(f"af_bella({weight})", INSTALLED)

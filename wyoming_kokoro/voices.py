@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import math
 import re
 import zipfile
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from .g2p import reading_language
@@ -105,7 +107,10 @@ CATALOG_GRADES: dict[str, str] = dict(
 CATALOG: tuple[VoiceInfo, ...] = tuple(describe_voice(name) for name in CATALOG_GRADES)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
-_PART_RE = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\(\s*([0-9]*\.?[0-9]+)\s*\))?\s*$")
+# A weight may have an exponent: older versions printed small weights as "1e-05".
+_PART_RE = re.compile(
+    r"^\s*([A-Za-z0-9_\-]+)\s*(?:\(\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\))?\s*$"
+)
 
 
 def voices_in_file(path: Path) -> list[str]:
@@ -129,7 +134,12 @@ class VoiceSpec:
     def __str__(self) -> str:
         if len(self.parts) == 1:
             return self.parts[0][0]
-        return "+".join(f"{name}({weight:g})" for name, weight in self.parts)
+        return "+".join(f"{name}({_weight_text(weight)})" for name, weight in self.parts)
+
+
+def _weight_text(weight: float) -> str:
+    """The shortest text that reads back as the same float, without an exponent."""
+    return format(Decimal(repr(weight)), "f")
 
 
 def parse_voice(spec: str, installed: list[str] | tuple[str, ...]) -> VoiceSpec:
@@ -148,10 +158,12 @@ def parse_voice(spec: str, installed: list[str] | tuple[str, ...]) -> VoiceSpec:
             close = difflib.get_close_matches(name, installed, n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise VoiceError(f"unknown voice {name!r}{hint}")
-        if weight <= 0:
-            raise VoiceError(f"weight of {name} must be positive")
+        if not 0 < weight < math.inf:
+            raise VoiceError(f"weight of {name} must be positive and finite")
         parts.append((name, weight))
     total = sum(w for _, w in parts)
+    if total == math.inf:
+        raise VoiceError("the blend weights are too large; use e.g. af_bella(2)+af_sky(1)")
     merged: dict[str, float] = {}
     for name, weight in parts:
         merged[name] = merged.get(name, 0.0) + weight / total
