@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from wyoming_kokoro.voices import (
     CATALOG,
+    G2P_LANGUAGES,
     VoiceError,
     default_voice,
     describe_voice,
@@ -144,3 +145,56 @@ def test_a_tiny_blend_weight_prints_without_an_exponent() -> None:
 def test_an_infinite_blend_weight_is_refused(weight: str) -> None:
     with pytest.raises(VoiceError, match="weight"):
         parse_voice(f"af_bella({weight})", INSTALLED)
+
+
+# ---------------------------------------------------------------- language codes
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # Kokoro-FastAPI's lang_code letters (the voice names' first letters)
+        ("a", "en-us"),
+        ("b", "en-gb"),
+        ("e", "es"),
+        ("f", "fr-fr"),
+        ("h", "hi"),
+        ("i", "it"),
+        ("p", "pt-br"),
+        ("j", "ja"),
+        ("z", "zh"),
+        # Region codes, as BCP 47 or as Wyoming/Home Assistant locales
+        ("es-ES", "es"),
+        ("es_ES", "es"),
+        ("es-419", "es"),
+        ("it-IT", "it"),
+        ("hi-IN", "hi"),
+        ("fr-CA", "fr-fr"),
+        ("pt-PT", "pt-br"),
+        ("en-AU", "en-us"),
+        ("en_GB", "en-gb"),
+        ("zh-Hans-CN", "zh"),
+        ("ja_JP", "ja"),
+    ],
+)
+def test_language_codes_with_regions_and_kokoro_letters(code: str, expected: str) -> None:
+    if expected not in G2P_LANGUAGES:
+        pytest.skip(f"the {expected} G2P is not installed")
+    assert g2p_language(parse_voice("af_sky", INSTALLED), override=code) == expected
+
+
+@pytest.mark.parametrize("code", ["de-DE", "de", "x", "klingon", "-", "y-US"])
+def test_languages_we_cannot_read_are_still_refused(code: str) -> None:
+    with pytest.raises(VoiceError, match="unsupported language"):
+        g2p_language(parse_voice("af_sky", INSTALLED), override=code)
+
+
+@pytest.mark.parametrize(
+    ("field", "code"), [("lang_code", "e"), ("lang_code", "es-ES"), ("language", "es_ES")]
+)
+def test_http_lang_code_reaches_the_reading_language(field: str, code: str) -> None:
+    from wyoming_kokoro.http.request import Voices, parse_speech
+
+    voices = Voices(installed=INSTALLED, default="af_sky", speed=1.0, max_text_chars=1000)
+    request = parse_speech({"input": "Hola.", "voice": "af_sky", field: code}, voices)
+    assert request.lang == "es"

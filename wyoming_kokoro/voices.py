@@ -180,6 +180,36 @@ def default_voice(installed: list[str] | tuple[str, ...]) -> str:
     return installed[0]
 
 
+_LANGUAGE_ALIASES = {
+    "en": "en-us",
+    "fr": "fr-fr",
+    "pt": "pt-br",
+    "en-uk": "en-gb",
+    "jp": "ja",
+    "cmn": "zh",
+}
+
+
+def reading_language_of(code: str) -> str:
+    """The G2P language for a language code a client sends.
+
+    Takes our own codes (en-gb), locales as Wyoming and Home Assistant write them
+    (es_ES) or as BCP 47 does (es-ES, zh-Hans-CN), and Kokoro-FastAPI's lang_code
+    letters, which are the voice names' first letters (e = Spanish). A region we
+    have no G2P for reads as the language's own (fr-CA as fr-fr, en-AU as en-us).
+    """
+    lang = code.strip().lower().replace("_", "-")
+    if lang in LANGUAGES:
+        lang = LANGUAGES[lang].espeak
+    lang = _LANGUAGE_ALIASES.get(lang, lang)
+    if lang not in G2P_LANGUAGES:
+        base = lang.split("-", 1)[0]
+        lang = _LANGUAGE_ALIASES.get(base, base)
+    if lang not in G2P_LANGUAGES:
+        raise VoiceError(f"unsupported language {code!r}; use one of {G2P_LANGUAGES}")
+    return lang
+
+
 def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -> str:
     """The G2P language: the override, else the voice's own when we can speak it.
 
@@ -189,22 +219,7 @@ def g2p_language(spec: VoiceSpec, text: str = "", override: str | None = None) -
     Japanese voice.
     """
     if override:
-        lang = override.lower().replace("_", "-")
-        aliases = {
-            "en": "en-us",
-            "fr": "fr-fr",
-            "pt": "pt-br",
-            "en-uk": "en-gb",
-            "ja-jp": "ja",
-            "jp": "ja",
-            "zh-cn": "zh",
-            "cmn": "zh",
-            "zh-hans": "zh",
-        }
-        lang = aliases.get(lang, lang)
-        if lang not in G2P_LANGUAGES:
-            raise VoiceError(f"unsupported language {override!r}; use one of {G2P_LANGUAGES}")
-        return lang
+        return reading_language_of(override)
     native = describe_voice(spec.primary).language.espeak
     if native not in G2P_LANGUAGES:
         return "en-us"
