@@ -136,3 +136,24 @@ def test_the_readme_table_lists_every_server_option_with_its_default() -> None:
             assert float(rows[option.flag]) == option.default, option.flag
         if option.kind == "flag":
             assert rows[option.flag] == "off", option.flag
+
+
+FLOAT_OPTIONS = [option for option in options.SERVER if option.kind == "float"]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "Infinity"])
+@pytest.mark.parametrize("option", FLOAT_OPTIONS, ids=lambda o: o.flag)
+def test_a_float_option_refuses_non_finite_values(option: options.Option, value: str) -> None:
+    # --connection-timeout nan used to close every connection at once.
+    with pytest.raises(click.BadParameter, match="finite"):
+        server_main.make_context("wyoming-kokoro", [option.flag, value])
+    with pytest.raises(ValueError, match="finite"):
+        option.check(float(value))
+
+
+def test_a_non_finite_value_from_the_environment_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KOKORO_SPEED", "nan")
+    with pytest.raises(click.BadParameter, match="finite"):
+        say_main.make_context("kokoro-say", [])

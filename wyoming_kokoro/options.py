@@ -10,6 +10,8 @@ when a command builds its options.
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +49,10 @@ class Option:
         return f"KOKORO_{self.name.upper()}"
 
     def check(self, value: float) -> None:
-        """Raise ValueError if ``value`` is outside this option's range."""
+        """Raise ValueError if ``value`` is not finite or outside this option's range."""
+        # NaN compares false with every bound, so it would pass the range check.
+        if not math.isfinite(value):
+            raise ValueError(f"{self.name} must be a finite number, got {value}")
         if (self.low is not None and value < self.low) or (
             self.high is not None and value > self.high
         ):
@@ -61,7 +66,7 @@ class Option:
             high = None if self.high is None else int(self.high)
             return click.IntRange(low, high)
         if self.kind == "float":
-            return click.FloatRange(self.low, self.high)
+            return _finite_float_range()(self.low, self.high)
         if self.kind == "path":
             return click.Path(path_type=Path)
         if self.kind == "choice":
@@ -90,6 +95,23 @@ class Option:
             help=self.help,
             **extra,
         )
+
+
+@functools.cache
+def _finite_float_range() -> type:
+    """click.FloatRange that also refuses nan and ±inf (built lazily: click is imported
+    only when a command builds its options)."""
+    import click
+
+    class FiniteFloatRange(click.FloatRange):
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            number = click.FLOAT.convert(value, param, ctx)
+            # NaN passes every range check; inf passes an open one.
+            if not math.isfinite(number):
+                self.fail(f"{value!r} is not a finite number.", param, ctx)
+            return super().convert(number, param, ctx)
+
+    return FiniteFloatRange
 
 
 def apply(options: tuple[Option, ...], short: dict[str, str] | None = None) -> Callable[[F], F]:
