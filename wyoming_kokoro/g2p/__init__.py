@@ -7,6 +7,7 @@ inside the worker: a burst that speaks only English never pays for them.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 from collections.abc import Callable
@@ -40,16 +41,31 @@ def load_lexicon(path: Path) -> dict[str, str]:
 
     A pronunciation between slashes is phonemes (`Kokoro /kˈOkəɹO/`); anything else
     is a respelling that is read instead of the word (`HA  home assistant`).
-    Lines starting with # are comments.
+    Lines starting with # are comments. A line that is malformed or not UTF-8 is
+    skipped and logged as `path:N`: a typo must not stop the server (the add-on
+    would restart into the same failure). Raises OSError if the file cannot be read.
     """
+    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # as Windows editors save it
     entries: dict[str, str] = {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = line.strip()
+    # Line by line, so one line in another encoding costs only that line (a UTF-8
+    # multi-byte sequence never holds a newline byte).
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError as err:
+            _LOGGER.warning(
+                "%s:%d: not UTF-8 (byte %d); skipped. Save the file as UTF-8.",
+                path,
+                number,
+                err.start + 1,
+            )
+            continue
         if not line or line.startswith("#"):
             continue
         parts = line.split(None, 1)
         if len(parts) != 2:
-            raise ValueError(f"{path.name}:{number}: expected 'word pronunciation'")
+            _LOGGER.warning("%s:%d: expected 'word pronunciation'; skipped", path, number)
+            continue
         entries[parts[0].lower()] = parts[1].strip()
     return entries
 
@@ -58,8 +74,13 @@ def load_lexicons(data_dirs: list[Path] | tuple[Path, ...]) -> dict[str, str]:
     """Merge `lexicon.txt` from every data dir; the first directory wins."""
     entries: dict[str, str] = {}
     for directory in reversed(data_dirs):
-        if (directory / LEXICON_NAME).is_file():
-            entries.update(load_lexicon(directory / LEXICON_NAME))
+        path = directory / LEXICON_NAME
+        if not path.is_file():
+            continue
+        try:
+            entries.update(load_lexicon(path))
+        except OSError as err:
+            _LOGGER.error("Cannot read %s; speaking without it: %s", path, err)
     return entries
 
 
