@@ -434,3 +434,27 @@ def test_wav_to_stdout_redirected_to_a_file_gets_exact_sizes(
     assert len(data) == 44 + 4 * 24000
     assert data[4:8] == (len(data) - 8).to_bytes(4, "little")
     assert data[40:44] == (4 * 24000).to_bytes(4, "little")
+
+
+@pytest.mark.parametrize("fmt", ["wav", "raw"])
+def test_dev_stdout_style_paths_to_a_pipe_are_written_to(fmt: str) -> None:
+    # -o /dev/stdout names a pipe through a /proc link that resolves to no real path.
+    read_end, write_end = os.pipe()
+    got: list[bytes] = []
+    thread = threading.Thread(target=lambda: got.append(read_all(read_end)), daemon=True)
+    thread.start()
+    try:
+        write_second(f"/dev/fd/{write_end}", fmt)
+    finally:
+        os.close(write_end)
+        thread.join(30)
+        os.close(read_end)
+    data = b"".join(got)
+    assert data.endswith(SECOND.tobytes()) and len(data) == 48000 + (44 if fmt == "wav" else 0)
+
+
+def read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -81,6 +81,13 @@ def _umask() -> int:
     return mask
 
 
+def _same_file(known: os.stat_result, path: str) -> bool:
+    try:
+        return os.path.samestat(known, os.stat(path))
+    except OSError:
+        return False
+
+
 def _patchable(out: BinaryIO) -> bool:
     """Whether a finished stream's WAV header can be rewritten in place: a regular
     file we can seek in (stdout redirected to a file), not opened for appending."""
@@ -123,20 +130,23 @@ class AudioSink:
         if path == "-":
             self._open_stream(sys.stdout.buffer, close=False)
             return
-        # Through symlinks to their target, so the link stays a link.
-        final = os.path.realpath(path)
         try:
-            existing: os.stat_result | None = os.stat(final)
+            existing: os.stat_result | None = os.stat(path)  # through symlinks
         except FileNotFoundError:
             existing = None
         if existing is not None and stat.S_ISDIR(existing.st_mode):
             raise OSError(f"cannot write {path}: it is a directory")
-        if existing is not None and not stat.S_ISREG(existing.st_mode):
-            self._open_stream(open(final, "wb"), close=True)  # noqa: SIM115 (closed in __exit__)
+        # Replace the symlink's target, so the link stays a link.
+        final = os.path.realpath(path)
+        if existing is not None and not (
+            stat.S_ISREG(existing.st_mode) and _same_file(existing, final)
+        ):
+            # A FIFO or device; or a /dev/stdout-style link to one that has no path.
+            self._open_stream(open(path, "wb"), close=True)  # noqa: SIM115 (closed in __exit__)
             return
         directory = os.path.dirname(final)
         if not os.path.isdir(directory):
-            shown = os.path.dirname(path) or "."
+            shown = directory if os.path.islink(path) else os.path.dirname(path) or "."
             raise OSError(f"cannot write {path}: directory {shown} does not exist")
         if existing is not None:
             self._mode = stat.S_IMODE(existing.st_mode)
