@@ -1,7 +1,7 @@
 """Every refusal of the HTTP API, over plain HTTP: status, OpenAI's error shape, CORS.
 
 One server with a token, a CORS origin, a short text limit and one stream at a
-time; a second one that cannot start its worker (503).
+time; others that cannot start their worker (503) or meet a lone surrogate.
 """
 
 from __future__ import annotations
@@ -150,6 +150,71 @@ def test_a_lone_surrogate_is_a_400_and_the_server_keeps_speaking() -> None:
             assert code == 400 and error_of(code, reply)["param"] == "input"
         code, _, audio = request(base, "POST", "/v1/audio/speech", GOOD, headers)
         assert code == 200 and audio[:4] == b"RIFF" and len(audio) > 10_000
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "text/plain",  # what a form or fetch() may send cross-origin without a preflight
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/json; charset=klingon",  # was a 500 (unknown codec)
+        "application/json; charset=utf-16",
+    ],
+)
+def test_a_body_that_is_not_declared_json_is_a_415(server, content_type) -> None:
+    """Any web page could make the server speak: a 'simple' cross-origin POST needs
+    no preflight, so CORS never asked."""
+    headers = {"Authorization": f"Bearer {KEY}"}
+    if content_type is not None:
+        headers["Content-Type"] = content_type
+    code, _, reply = request(
+        http_base(server), "POST", "/v1/audio/speech", json.dumps(GOOD).encode(), headers
+    )
+    assert code == 415, reply
+    assert error_of(code, reply)["code"] == "unsupported_media_type"
+
+
+@pytest.mark.parametrize("content_type", ["application/json; charset=UTF-8", "Application/JSON"])
+def test_json_with_parameters_or_other_case_is_json(server, content_type) -> None:
+    code, _, reply = speak(server, {**GOOD, "input": 5}, **{"Content-Type": content_type})
+    assert code == 400 and error_of(code, reply)["param"] == "input"
+
+
+def test_the_preflight_allows_the_headers_the_client_asks_for(server) -> None:
+    """OpenAI's JavaScript client sends x-stainless-* headers: its preflight failed."""
+    asked = "authorization, content-type, x-stainless-os, x-stainless-retry-count"
+    preflight = {
+        "Origin": ORIGIN,
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": asked,
+    }
+    code, headers, _ = request(http_base(server), "OPTIONS", "/v1/audio/speech", headers=preflight)
+    assert code == 204
+    allowed = {h.strip().lower() for h in headers["access-control-allow-headers"].split(",")}
+    assert allowed >= {h.strip() for h in asked.split(",")}
+    assert "access-control-request-headers" in headers["vary"].lower()
+
+
+def test_a_model_that_cannot_load_is_a_503_that_names_no_path(tmp_path) -> None:
+    """The client is told why, the log keeps where: a body named the server's files."""
+    model = tmp_path / "private-dir" / "kokoro.onnx"
+    model.parent.mkdir()
+    model.write_bytes(b"not a model" * 100)
+    with http_server("--model", str(model)) as broken:
+        code, _, body = request(
+            http_base(broken),
+            "POST",
+            "/v1/audio/speech",
+            GOOD,
+            {"Content-Type": "application/json"},
+        )
+        log = "".join(broken.log)
+    message = error_of(code, body)["message"]
+    assert code == 503 and "could not be loaded" in message, message
+    assert "private-dir" not in message and str(tmp_path) not in message, message
+    assert str(model) in log  # the operator still sees it
 
 
 def test_an_unproducible_format_names_those_that_work(server) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import re
 import time
 from importlib import resources
 
@@ -20,6 +21,8 @@ from .voicemap import voice_map
 # (Docker, a proxy) has no token.
 _PUBLIC = ("/", "/health", "/static/")
 _STARTED = int(time.time())
+# Header names (RFC 9110 tokens) separated by commas
+_HEADER_NAMES = re.compile(r"[\w!#$%&'*+.^`|~-]+(?:\s*,\s*[\w!#$%&'*+.^`|~-]+)*", re.ASCII)
 _STATIC = {
     "page.js": "text/javascript",
     "page.css": "text/css",
@@ -63,6 +66,16 @@ def _cors_headers(request: web.Request, allowed: frozenset[str]) -> dict[str, st
     return {"Access-Control-Allow-Origin": "*" if "*" in allowed else origin, "Vary": "Origin"}
 
 
+def _allowed_headers(request: web.Request) -> str:
+    """The headers the preflight asks for, if they are a list of header names.
+
+    Clients add their own (OpenAI's JavaScript client sends x-stainless-*): a
+    fixed list failed them, and the origin is trusted already.
+    """
+    asked = request.headers.get("Access-Control-Request-Headers", "").strip()
+    return asked if _HEADER_NAMES.fullmatch(asked) else "Authorization, Content-Type"
+
+
 def _enable_cors(app: web.Application, origins: tuple[str, ...]) -> None:
     """Preflights answered; every response, streamed ones too, carries the headers."""
     allowed = frozenset(origins)
@@ -73,15 +86,17 @@ def _enable_cors(app: web.Application, origins: tuple[str, ...]) -> None:
         if headers and request.method == "OPTIONS":
             headers |= {
                 "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
-                "Access-Control-Allow-Headers": "Authorization, Content-Type",
+                "Access-Control-Allow-Headers": _allowed_headers(request),
                 "Access-Control-Max-Age": "600",
+                "Vary": "Origin, Access-Control-Request-Headers",
             }
             return web.Response(status=204, headers=headers)
         return await handler(request)
 
     async def on_prepare(request: web.Request, response: web.StreamResponse) -> None:
         # A signal, not the middleware: a streamed response's headers leave at prepare().
-        response.headers.update(_cors_headers(request, allowed))
+        for name, value in _cors_headers(request, allowed).items():
+            response.headers.setdefault(name, value)  # the preflight's Vary stays
 
     app.middlewares.insert(0, preflight)
     app.on_response_prepare.append(on_prepare)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -19,7 +20,9 @@ _TYPES = {
     401: "authentication_error",
     404: "not_found_error",
     405: "invalid_request_error",
+    408: "invalid_request_error",
     413: "invalid_request_error",
+    415: "invalid_request_error",
     422: "invalid_request_error",
     503: "server_error",
 }
@@ -29,30 +32,48 @@ class ApiError(Exception):
     """An answer other than audio: status, message, and what it concerns."""
 
     def __init__(
-        self, status: int, message: str, param: str | None = None, code: str | None = None
+        self,
+        status: int,
+        message: str,
+        param: str | None = None,
+        code: str | None = None,
+        close: bool = False,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.param = param
         self.code = code
+        self.close = close  # hang up after the answer (e.g. a body still on its way)
+
+    def body(self) -> bytes:
+        error = {
+            "message": self.message,
+            "type": _TYPES.get(self.status, "server_error"),
+            "param": self.param,
+            "code": self.code,
+        }
+        return json.dumps({"error": error}).encode()
 
     def response(self) -> web.Response:
-        body = {
-            "error": {
-                "message": self.message,
-                "type": _TYPES.get(self.status, "server_error"),
-                "param": self.param,
-                "code": self.code,
-            }
-        }
         headers = {"WWW-Authenticate": "Bearer"} if self.status == 401 else None
-        return web.Response(
-            status=self.status,
-            text=json.dumps(body),
-            content_type="application/json",
-            headers=headers,
+        response = web.Response(
+            status=self.status, body=self.body(), content_type="application/json", headers=headers
         )
+        if self.close:
+            response.force_close()
+        return response
+
+
+# An absolute path (not the tail of a URL or of a relative one), spaces and all
+# when a later word goes on with a slash
+_PATH = re.compile(r"(?<![\w.~:/-])/[^\s'\":,]+(?: [^\s'\":,/]+/[^\s'\":,]*)*")
+
+
+def without_paths(text: str) -> str:
+    """`text` with each file-system path cut to its file name: a client is told
+    what failed, not where the server keeps its files (the log keeps those)."""
+    return _PATH.sub(lambda m: m.group().rstrip("/").rsplit("/", 1)[-1] or "/", text)
 
 
 @web.middleware

@@ -19,7 +19,7 @@ from aiohttp import web
 from ..scheduler import Scheduler, SynthesisError
 from ..utterance import SpokenText
 from .encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
-from .errors import ApiError
+from .errors import ApiError, without_paths
 from .request import SpeechRequest, Voices, parse_speech
 
 _LOGGER = logging.getLogger(__name__)
@@ -34,18 +34,37 @@ class SpeechConfig:
     next_client_id: Callable[[], int]  # shared with the Wyoming side: one id space
     max_streams: int  # speech requests served at once; more get 503
     write_timeout: float  # a client that reads nothing this long is dropped
+    read_timeout: float  # the body must have arrived this long after the headers
 
 
 SPEECH_CONFIG: web.AppKey[SpeechConfig] = web.AppKey("speech_config", SpeechConfig)
 ACTIVE_STREAMS: web.AppKey[set[int]] = web.AppKey("active_streams", set)
 
 
-async def _read_body(request: web.Request) -> object:
-    raw = await request.read()
+def _require_json(request: web.Request) -> None:
+    """Only JSON, said so: a web page can send text/plain or a form to any server
+    without a CORS preflight, and so could make this one speak."""
+    if request.content_type.lower() != "application/json":
+        raise ApiError(
+            415,
+            f"the body must be application/json, not {request.content_type}",
+            code="unsupported_media_type",
+        )
+    charset = (request.charset or "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        raise ApiError(415, f"JSON must be UTF-8, not {charset}", code="unsupported_media_type")
+
+
+async def _read_body(request: web.Request, timeout: float) -> object:
     try:
-        # UTF-8 whatever the charset says: JSON is UTF-8 (RFC 8259), and an
-        # unknown charset made the decoding itself fail.
-        return json.loads(raw.decode("utf-8"))
+        raw = await asyncio.wait_for(request.read(), timeout)
+    except asyncio.TimeoutError:
+        # Hang up: draining the rest of a body this slow would hold the connection on.
+        raise ApiError(
+            408, f"the body did not arrive within {timeout:g} s", code="timeout", close=True
+        ) from None
+    try:
+        return json.loads(raw.decode("utf-8"))  # the charset was checked
     except RecursionError:
         raise ApiError(400, "the request body is nested too deeply", code="invalid_json") from None
     except ValueError as err:  # also bad UTF-8, and a number of more than 4,300 digits
@@ -56,26 +75,36 @@ async def _read_body(request: web.Request) -> object:
 
 async def speech(request: web.Request) -> web.StreamResponse:
     config = request.app[SPEECH_CONFIG]
-    body = await _read_body(request)
-    speech_request = parse_speech(body, config.voices)
-    try:
-        encoder = make_encoder(speech_request.response_format)
-    except UnsupportedFormat as err:
-        raise ApiError(400, str(err), "response_format", "unsupported_format") from err
+    _require_json(request)
     active = request.app[ACTIVE_STREAMS]
+    # The slot is taken before the body is read: a refusal comes at once, and
+    # uploads waiting for their slot cannot pile up.
+    if len(active) >= config.max_streams:
+        raise ApiError(
+            503, f"too many speech requests at once (limit {config.max_streams})", code="busy"
+        )
+    client = config.next_client_id()
+    active.add(client)
+    encoder: Encoder | None = None
     try:
-        if len(active) >= config.max_streams:
-            raise ApiError(
-                503, f"too many speech requests at once (limit {config.max_streams})", code="busy"
-            )
-        client = config.next_client_id()
-        active.add(client)
+        body = await _read_body(request, config.read_timeout)
+        speech_request = parse_speech(body, config.voices)
+        try:
+            encoder = make_encoder(speech_request.response_format)
+        except UnsupportedFormat as err:
+            raise ApiError(400, str(err), "response_format", "unsupported_format") from err
         return await _stream(request, config, speech_request, encoder, client)
     finally:
-        if encoder.blocking:  # in a thread: close waits for an encode a hang-up left running
-            await asyncio.to_thread(encoder.close)
-        else:
-            encoder.close()
+        active.discard(client)
+        if encoder is not None:
+            await _close(encoder)
+
+
+async def _close(encoder: Encoder) -> None:
+    if encoder.blocking:  # in a thread: close waits for an encode a hang-up left running
+        await asyncio.to_thread(encoder.close)
+    else:
+        encoder.close()
 
 
 async def _stream(
@@ -110,8 +139,11 @@ async def _stream(
         except StopAsyncIteration:
             first = b""
         except SynthesisError as err:
+            # The log has the whole error (the scheduler's); the client, no paths.
             raise ApiError(
-                503, f"speech synthesis is unavailable: {err}", code="unavailable"
+                503,
+                f"speech synthesis is unavailable: {without_paths(str(err))}",
+                code="unavailable",
             ) from err
         response = web.StreamResponse(
             headers={
@@ -134,7 +166,6 @@ async def _stream(
     finally:
         # Whatever ended the request (done, failed, client gone), its queue is freed.
         scheduler.cancel(client)
-        request.app[ACTIVE_STREAMS].discard(client)
         if audio is not None:
             await audio.aclose()
 
