@@ -304,9 +304,14 @@ def test_an_undecodable_authorization_header_is_a_401_not_a_crash(server) -> Non
     conn.close()
 
 
-def test_without_a_voice_the_default_voice_speaks(server) -> None:
+@pytest.mark.parametrize("voice", ["absent", None], ids=["absent", "null"])
+def test_without_a_voice_the_default_voice_speaks(server, voice) -> None:
+    """A null voice is no voice, as OpenAI treats null optional fields."""
     body = {key: value for key, value in GOOD.items() if key != "voice"}
-    code, _, audio = speak(server, body)
+    if voice is None:
+        body["voice"] = None
+    code, headers, audio = speak(server, body)
+    assert headers["x-kokoro-voice"] == "jm_kumo"  # the server's default here
     assert code == 200 and audio[:4] == b"RIFF" and len(audio) > 10_000
 
 
