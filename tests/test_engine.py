@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import wer
 
 from wyoming_kokoro.audio import SAMPLE_RATE
 from wyoming_kokoro.g2p import Phonemizer
@@ -38,9 +37,10 @@ def speak(engine, text: str, voice: str = "jm_kumo", speed: float = 1.0) -> np.n
 
 
 @pytest.mark.slow
-def test_default_voice_is_intelligible(engine, recognizer) -> None:
-    rates = [wer(s, recognizer.transcribe(speak(engine, s))) for s in ANNOUNCEMENTS]
-    assert np.mean(rates) <= 0.2, rates
+def test_default_voice_is_intelligible(engine, listener) -> None:
+    # The set heard as one clip, both sides alike: one judge window for 15 sentences.
+    clips = [speak(engine, s) for s in ANNOUNCEMENTS]
+    listener.check(tuple(ANNOUNCEMENTS), clips, margin=0.05)
 
 
 def test_output_is_deterministic_and_mono_int16(engine) -> None:
@@ -49,19 +49,20 @@ def test_output_is_deterministic_and_mono_int16(engine) -> None:
     assert np.array_equal(first, speak(engine, "The back door is open."))
 
 
-def test_speed_changes_duration_not_words(engine, recognizer) -> None:
+def test_speed_changes_duration_not_words(engine, listener) -> None:
     text = "The heating is now switched off."
     normal, fast = speak(engine, text), speak(engine, text, speed=1.6)
     assert 0.5 < len(fast) / len(normal) < 0.8
+    listener.check(text, fast, speed=1.6)
     with pytest.raises(ValueError, match="speed"):
         speak(engine, text, speed=3.0)
 
 
-def test_blend_sounds_different_but_still_speaks(engine, recognizer) -> None:
+def test_blend_sounds_different_but_still_speaks(engine, listener) -> None:
     text = "The front door is locked."
     blend = speak(engine, text, "jm_kumo(1)+jf_gongitsune(1)")
     assert not np.array_equal(blend[: len(blend) // 2], speak(engine, text)[: len(blend) // 2])
-    assert wer(text, recognizer.transcribe(blend)) <= 0.4
+    listener.check(text, blend, voice="jm_kumo(1)+jf_gongitsune(1)")
 
 
 def test_seams_start_and_end_at_silence(engine) -> None:
@@ -73,7 +74,7 @@ def test_seams_start_and_end_at_silence(engine) -> None:
 
 
 @pytest.mark.slow
-def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, recognizer) -> None:
+def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, listener) -> None:
     # One "sentence" far beyond 510 phonemes: split into calls, nothing dropped.
     clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")] * 6
     text = ", ".join(clauses) + ". The last words are the garage door is open."
@@ -82,8 +83,10 @@ def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, recognize
     seconds = len(audio) / SAMPLE_RATE
     assert seconds > len(text.split()) / 4.5  # at least 4.5 words per second spoken
     tail = audio[-int(3.5 * SAMPLE_RATE) :]
-    heard = recognizer.transcribe(tail)
-    assert wer("the last words are the garage door is open", heard) <= 0.3, heard
+    # The model alone cannot say this at all (over its context): the tail is
+    # measured against the model saying the tail's words; the 3.5 s cut may catch
+    # the end of the clause before them, hence two words more.
+    listener.check("The last words are the garage door is open.", tail, margin=0.25)
 
 
 def test_lexicon_respelling_and_phonemes() -> None:
@@ -104,7 +107,7 @@ def test_lexicon_respelling_and_phonemes() -> None:
 
 
 @pytest.mark.slow
-def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
+def test_quick_start_speaks_the_same_words(engine, listener) -> None:
     text = (
         "Good morning, the temperature outside is ten degrees and the wind is calm, "
         "so leave the heating off and open the kitchen window for a while."
@@ -115,8 +118,7 @@ def test_quick_start_speaks_the_same_words(engine, recognizer) -> None:
     # "Good morning, the temperature outside is ten degrees" first: a shorter call
     # than the whole piece's first, which runs up to its 120-token limit.
     assert len(calls[0]) < 0.75 * len(whole[0]), ([len(c) for c in calls], [len(c) for c in whole])
-    heard = recognizer.transcribe(np.concatenate(calls))
-    assert wer(text, heard) <= 0.35, heard
+    listener.check(text, np.concatenate(calls))
 
 
 def test_quick_start_plans_the_opening_phrase_as_its_own_call(engine) -> None:

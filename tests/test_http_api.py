@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from conftest import ServerProcess, wer
+from conftest import ServerProcess
 
 from wyoming_kokoro.http.voicemap import openai_voice
 
@@ -84,7 +84,7 @@ def test_health_voices_and_models_do_not_start_the_worker(server) -> None:
     assert server.workers() == []
 
 
-def test_every_format_through_the_openai_client_is_heard(server, client, recognizer) -> None:
+def test_every_format_through_the_openai_client_is_heard(server, client, listener) -> None:
     installed = tuple(v["id"] for v in get_json(http_base(server) + "/v1/audio/voices")["voices"])
     for fmt in FORMATS:
         response = client.audio.speech.create(
@@ -95,12 +95,12 @@ def test_every_format_through_the_openai_client_is_heard(server, client, recogni
         )
         samples = decode(response.content, fmt)
         assert 0.8 < len(samples) / 24000 < 5, fmt
-        heard = recognizer.transcribe(samples)
-        assert wer(TEXT, heard) <= 0.25, (fmt, heard)
+        voice = response.response.headers["x-kokoro-voice"]
+        listener.check(TEXT, samples, voice=voice)  # lossy formats lose nothing it hears
     assert len(server.workers()) == 1
 
 
-def test_streaming_response_starts_before_the_speech_ends(client, recognizer) -> None:
+def test_streaming_response_starts_before_the_speech_ends(client, listener) -> None:
     text = (
         "Good morning. The front door is locked and the alarm is set. "
         "It will rain this afternoon, so take an umbrella when you leave."
@@ -118,17 +118,17 @@ def test_streaming_response_starts_before_the_speech_ends(client, recognizer) ->
     total = arrivals[-1]
     # The first piece ("Good morning.") is sent while the rest is being spoken.
     assert arrivals[0] < 0.6 * total, (arrivals[0], total)
-    assert wer(text, recognizer.transcribe(audio)) <= 0.3
+    listener.check(text, audio)
 
 
-def test_markdown_blends_and_speed(client, recognizer) -> None:
+def test_markdown_blends_and_speed(client, listener) -> None:
     text = "**Turn on** the _kitchen_ lights."
     normal = client.audio.speech.create(
         model="tts-1-hd", voice="jm_kumo(3)+jf_gongitsune(1)", input=text, response_format="pcm"
     )
     assert normal.response.headers["x-kokoro-voice"] == "jm_kumo(0.75)+jf_gongitsune(0.25)"
-    heard = recognizer.transcribe(normal.content)
-    assert wer(TEXT, heard) <= 0.25, heard  # the markup is not read aloud
+    # The markup is not read aloud.
+    listener.check(TEXT, normal.content, voice="jm_kumo(3)+jf_gongitsune(1)")
     # OpenAI allows up to 4.0; Kokoro speaks at most at 2.0: clamped, not refused.
     fast = client.audio.speech.create(
         model="tts-1", voice="jm_kumo", input=TEXT, response_format="pcm", speed=4.0
