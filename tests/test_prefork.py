@@ -7,6 +7,7 @@ killed worker or parent still costs at most one request a clear error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 
@@ -78,3 +79,53 @@ def test_a_killed_worker_or_parent_costs_one_request_at_most(recognizer) -> None
         assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
         assert len(srv.workers()) == 1 and len(forked_workers(srv)) == 1
         assert srv.stop() == 0
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in children(pid):
+        found += [child, *_descendants(child)]
+    return found
+
+
+@pytest.mark.parametrize("prefork", [True, False])
+def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork: bool) -> None:
+    # A model that never finishes loading (a FIFO: opening it blocks for ever) runs
+    # into the start timeout; no process started for it may outlive that.
+    from wyoming_kokoro.models.assets import Assets, resolve
+    from wyoming_kokoro.protocol import Setup
+    from wyoming_kokoro.worker import WorkerConfig
+    from wyoming_kokoro.workerproc import ForkedWorker, SpawnedWorker, WorkerStartError, _alive
+
+    embedded = resolve(None, None, [])
+    fifo = tmp_path / "hangs.onnx"  # not a published name: only stat()ed before the load
+    os.mkfifo(fifo)
+    assets = Assets(fifo, embedded.voices, embedded.voice_names, "test")
+    setup = Setup(WorkerConfig(assets, threads=1, normalize=True, lexicon={}).to_dict())
+
+    async def start_and_watch() -> tuple[list[int], list[int]]:
+        worker = ForkedWorker() if prefork else SpawnedWorker()
+        starting = asyncio.ensure_future(worker.start(setup, timeout=4))
+        seen: set[int] = set()
+        try:
+            for _ in range(300):  # every process of this start, while it hangs
+                seen.update(_descendants(os.getpid()))
+                if starting.done():
+                    break
+                await asyncio.sleep(0.1)
+            # It hung here once: the orphan held the pipe the killed parent was awaited on.
+            assert starting.done(), "the start did not give up within 30 s"
+            with pytest.raises(WorkerStartError, match="took too long"):
+                await starting
+            # A fresh waiting parent may wait on (it is ready for the next burst).
+            fresh = worker._zygote.process.pid if isinstance(worker, ForkedWorker) else None
+            alive = sorted(pid for pid in seen if pid != fresh and _alive(pid))
+            await worker.close()
+            return sorted(seen), alive
+        finally:
+            for pid in seen:  # whatever the outcome, leave nothing for the next tests
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+
+    seen, alive = asyncio.run(start_and_watch())
+    assert len(seen) >= (2 if prefork else 1), seen  # the start was watched
+    assert alive == [], (seen, alive)

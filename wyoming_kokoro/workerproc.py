@@ -37,8 +37,12 @@ class WorkerStartError(RuntimeError):
 class _Pipe:
     """A child process spoken to with protocol messages over its stdin/stdout."""
 
-    def __init__(self) -> None:
+    def __init__(self, own_group: bool = False) -> None:
         self.process: asyncio.subprocess.Process | None = None
+        # A process group of its own, so its descendants end with it: a forked
+        # worker hanging in its load outlived its killed parent, and holding the
+        # pipe it kept `wait()` from ever returning.
+        self._own_group = own_group
 
     async def spawn(self, *args: str, env: dict[str, str] | None = None) -> None:
         try:
@@ -51,6 +55,7 @@ class _Pipe:
                 stdout=asyncio.subprocess.PIPE,
                 limit=1 << 24,
                 env=env,
+                start_new_session=self._own_group,
             )
         except OSError as err:  # fork refused (memory), interpreter missing
             raise WorkerStartError(f"the synthesis process could not start: {err}") from err
@@ -69,7 +74,8 @@ class _Pipe:
         return decode(event) if event is not None else None
 
     async def end(self, timeout: float = 5.0) -> int | None:
-        """Close stdin (EOF ends the process), then wait; kill if it lingers."""
+        """Close stdin (EOF ends the process), then wait; kill if it lingers
+        (with its process group, if it has one of its own)."""
         process, self.process = self.process, None
         if process is None:
             return None
@@ -78,7 +84,11 @@ class _Pipe:
         try:
             return await asyncio.wait_for(process.wait(), timeout)
         except asyncio.TimeoutError:
-            process.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if self._own_group:
+                    os.killpg(process.pid, signal.SIGKILL)
+                else:
+                    process.kill()
             return await process.wait()
 
 
@@ -153,7 +163,7 @@ class ForkedWorker:
     """Workers forked from a waiting parent that has the heavy modules imported."""
 
     def __init__(self) -> None:
-        self._zygote = _Pipe()
+        self._zygote = _Pipe(own_group=True)
         self._pid: int | None = None
         self._stale = False  # a worker died unseen: its Exited waits in the pipe
 
@@ -179,7 +189,8 @@ class ForkedWorker:
         try:
             ready = await _start(self._zygote, setup, timeout)
         except WorkerStartError:
-            await self._replace()
+            # The parent waits for a child that may hang: end both now.
+            await self._replace(at_once=True)
             raise
         self._pid = ready.pid
         return ready
@@ -214,12 +225,12 @@ class ForkedWorker:
             return None
         return reply.code
 
-    async def _replace(self) -> None:
+    async def _replace(self, at_once: bool = False) -> None:
         if self._pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self._pid, signal.SIGKILL)
         self._pid, self._stale = None, False
-        await self._zygote.end()
+        await self._zygote.end(timeout=0 if at_once else 5.0)
         with contextlib.suppress(WorkerStartError):
             await self.prepare()
 
