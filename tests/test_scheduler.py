@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import weakref
 from pathlib import Path
 
 from wyoming_kokoro.models.assets import Assets
@@ -76,3 +79,54 @@ def test_a_client_with_too_much_unread_audio_waits() -> None:
     assert scheduler._next_job() is None  # held back, not idle: the job is still queued
     scheduler._consumed(1, 48_000)
     assert scheduler._next_job().client == 1
+
+
+class _StuckWorker:
+    """A worker whose sends never complete, on a future that nothing else holds."""
+
+    pid = 1
+
+    async def send(self, message: object) -> None:
+        await asyncio.get_running_loop().create_future()
+
+
+def test_every_pending_preempt_is_kept_until_it_is_done() -> None:
+    # asyncio holds tasks weakly: a pending preempt without a reference of ours
+    # can be collected mid-send (and its Preempt never sent).
+    async def scenario() -> list[weakref.ref[asyncio.Task[None]]]:
+        scheduler = _scheduler()
+        scheduler._worker = _StuckWorker()  # type: ignore[assignment]
+        for client in (1, 2):  # each client's call in flight when it hangs up
+            scheduler._in_flight = scheduler.submit(_job(client, "a long article piece"))
+            scheduler.cancel(client)
+        await asyncio.sleep(0)  # both preempts start, and wait in their send
+        mine = asyncio.current_task()
+        tasks = [weakref.ref(t) for t in asyncio.all_tasks() if t is not mine]
+        assert len(tasks) == 2
+        gc.collect()
+        return [task for task in tasks if task() is None]
+
+    assert asyncio.run(scenario()) == []
+
+
+def test_a_finished_preempt_is_let_go() -> None:
+    async def scenario() -> Scheduler:
+        scheduler = _scheduler()
+        sent: list[object] = []
+
+        class Worker:
+            pid = 1
+
+            async def send(self, message: object) -> None:
+                sent.append(message)
+
+        scheduler._worker = Worker()  # type: ignore[assignment]
+        for client in (1, 2):
+            scheduler._in_flight = scheduler.submit(_job(client, "a long article piece"))
+            scheduler.cancel(client)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert [type(m).__name__ for m in sent] == ["Preempt", "Preempt"]
+        return scheduler
+
+    assert not asyncio.run(scenario())._preempts

@@ -99,7 +99,8 @@ class Scheduler:
         self._crowded = False  # another client waits for the model too
         self._in_flight: Job | None = None  # the job whose call the worker is speaking
         self._heard: set[int] = set()  # clients who have audio already
-        self._preempting: asyncio.Task[None] | None = None
+        # asyncio holds tasks weakly: each pending preempt is kept here until done.
+        self._preempts: set[asyncio.Task[None]] = set()
         self.bursts = 0
 
     # -- client side ---------------------------------------------------------
@@ -126,7 +127,12 @@ class Scheduler:
         if newcomer.client in self._heard or running.client not in self._heard:
             return
         _LOGGER.debug("Preempting job %d for client %d", running.id, newcomer.client)
-        self._preempting = asyncio.get_running_loop().create_task(self._preempt(running.id))
+        self._start_preempt(running.id)
+
+    def _start_preempt(self, job_id: int) -> None:
+        task = asyncio.get_running_loop().create_task(self._preempt(job_id))
+        self._preempts.add(task)
+        task.add_done_callback(self._preempts.discard)
 
     async def _preempt(self, job_id: int) -> None:
         if self._worker.pid is None:
@@ -153,7 +159,7 @@ class Scheduler:
         if running is not None and running.client == client:
             # Its call would take the model for up to a second with no one to hear it.
             _LOGGER.debug("Stopping job %d: client %d is gone", running.id, client)
-            self._preempting = asyncio.get_running_loop().create_task(self._preempt(running.id))
+            self._start_preempt(running.id)
 
     def _consumed(self, client: int, size: int) -> None:
         if client in self._buffered:
