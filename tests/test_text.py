@@ -10,6 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wyoming_kokoro.text import (
+    _FENCE,
+    _LINE_PREFIX,
+    _RULE,
+    _TABLE_SEP,
     MAX_PIECE_CHARS,
     SentenceStream,
     clean_inline,
@@ -98,10 +102,32 @@ def test_twenty_thousand_characters_keep_every_word() -> None:
     assert max(len(p) for p in pieces) <= MAX_PIECE_CHARS
 
 
-@settings(max_examples=150, deadline=None)
+def _spoken_words(text: str) -> str:
+    """The words `text` must be spoken with, from the markdown rules alone (no pysbd):
+    code blocks, fence lines, rules and table separators say nothing; a list or
+    heading marker at the start of a line is not read."""
+    spoken: list[str] = []
+    in_code = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_code = not in_code
+        elif not (in_code or _RULE.match(line) or _TABLE_SEP.match(line)):
+            spoken += words(line if line.lstrip().startswith("|") else _LINE_PREFIX.sub("", line))
+    return "".join(spoken)
+
+
+def _said(pieces: list[str]) -> str:
+    # "2*3" is read "2 times 3": the only word the pieces may add. Joined, as a stray
+    # "*" inside "a*b" or a cut in a run without spaces may change where words part.
+    return "".join(w for w in words(" ".join(pieces)) if w != "times")
+
+
+@settings(max_examples=300, deadline=None)
 @given(
     st.lists(
-        st.sampled_from([*"abc de. ,!?\n*#-1`|", "Dr.", "21.5", "**", "\n\n", "word"]),
+        st.sampled_from(
+            [*"abc de. ,!?\n*#-1`|", "Dr.", "21.5", "**", "\n\n", "word", "Note: ", "e.g. "]
+        ),
         max_size=120,
     ).map("".join),
     st.integers(min_value=1, max_value=12),
@@ -112,7 +138,61 @@ def test_streamed_text_gives_the_same_pieces_as_whole_text(text: str, size: int)
     for i in range(0, len(text), size):
         streamed += stream.feed(text[i : i + size])
     streamed += stream.finish()
-    assert words(" ".join(streamed)) == words(" ".join(split_text(text)))
+    whole = split_text(text)
+    # Both say every word of the input once, in order: not just the same as each other.
+    assert _said(whole) == _spoken_words(text)
+    assert _said(streamed) == _spoken_words(text)
+
+
+def _run_on(size: int) -> str:
+    """One long sentence with a colon near its start, as an LLM writes a list on one line."""
+    text = "You will need the following: "
+    while len(text) < size:
+        text += "flour, sugar and eggs, then butter; milk or cream, a pinch of salt, "
+    return text[:size]
+
+
+def _answer(size: int) -> str:
+    sentence = (
+        "The living room is at twenty one degrees and the kitchen is slightly cooler. "
+        "Dr. Smith called at 5 p.m. and asked you to call back tomorrow morning! "
+    )
+    return (sentence * (size // len(sentence) + 1))[:size]
+
+
+@pytest.mark.parametrize(
+    ("text", "chunk"),
+    [
+        (_run_on(3_000), 5),  # streamed: each chunk re-segmented the whole line
+        (_run_on(20_000), 3),
+        (_answer(20_000), 4),
+        (_run_on(40_000), None),  # one line, whole: one huge pysbd call
+        (_answer(40_000), None),
+    ],
+    ids=[
+        "run-on-3k-streamed",
+        "run-on-20k-streamed",
+        "answer-20k-streamed",
+        "run-on-40k",
+        "answer-40k",
+    ],
+)
+def test_the_segmenter_sees_each_character_a_bounded_number_of_times(
+    text: str, chunk: int | None
+) -> None:
+    # The server splits text on its event loop: the work must grow with the new text,
+    # never with the line it extends, and pysbd (superlinear) never sees a huge text.
+    stream = SentenceStream("en")
+    windows: list[int] = []
+    segment = stream._segmenter.segment
+    stream._segmenter.segment = lambda window: windows.append(len(window)) or segment(window)
+    size = chunk or len(text)
+    pieces = [p for i in range(0, len(text), size) for p in stream.feed(text[i : i + size])]
+    pieces += stream.finish()
+    assert sum(windows) <= 4 * len(text)
+    assert max(windows) <= 2_500
+    assert _said(pieces) == "".join(words(text))
+    assert max(len(p) for p in pieces) <= MAX_PIECE_CHARS
 
 
 def test_pieces_come_out_as_soon_as_they_are_complete() -> None:
