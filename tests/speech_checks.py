@@ -1,8 +1,9 @@
-"""Measures that tell speech from noise without a recognizer (for Japanese, Chinese).
+"""Measures of Japanese and Mandarin speech the recognizer does not judge.
 
-No offline Japanese or Mandarin speech recognizer ships on PyPI, so the tests check
-what any speech in those languages shows: a speaking rate per mora or syllable, few
-silent frames, and loudness peaks (syllable nuclei) at the rate of the syllables.
+Whisper (tests/judge.py) tells whether the words are heard; these tell whether
+they come at a speaking rate per mora or syllable, with few silent frames, and with
+loudness peaks (syllable nuclei) at the rate of the syllables: a voice that drawls
+or pauses between every word is still understood, but is not right.
 """
 
 from __future__ import annotations
