@@ -112,6 +112,10 @@ class Scheduler:
         _LOGGER.debug("Queued job %d of client %d (%d chars)", job.id, job.client, len(job.text))
         self._queues.setdefault(job.client, deque()).append(job)
         self._wakeup.set()
+        if job.first:
+            # A new utterance (a connection may speak several): its listener hears
+            # nothing of it yet, whatever an earlier one gave.
+            self._heard.discard(job.client)
         self._preempt_for(job)
         return job
 
