@@ -66,8 +66,12 @@ _BAD = [
     b'{"type": "x", "data_length": 30000}\n' + b"[" * 30_000,
     b'{"type": "x", "data_length": 8}\n{"a": 1]',
     b'{"type": "x", "data_length": 5}\n[1,2]',
-    b'{"type": "x", "payload_length": 9}\nabc',  # ends mid-event
-    b'{"type": "ping"}',  # header without its newline at the end
+]
+# ...and input that is only malformed where the stream ends in it.
+_CUT_SHORT = [
+    b'{"type": "x", "payload_length": 9}\nabc',
+    b'{"type": "x", "data_length": 9}\n{"te',
+    b'{"type": "ping"}',  # header without its newline
 ]
 
 
@@ -84,9 +88,10 @@ _BAD_INDEX = st.sampled_from(range(len(_BAD)))  # indices: hypothesis prints the
     st.lists(st.sampled_from(range(len(_GOOD))), max_size=5),
     st.one_of(st.none(), _BAD_INDEX),
     st.lists(st.sampled_from(range(len(_GOOD))), max_size=3),
+    st.one_of(st.none(), st.sampled_from(_CUT_SHORT)),
 )
 def test_event_reader_never_fails_in_an_unexpected_way(
-    good: list[int], bad: int | None, after: list[int]
+    good: list[int], bad: int | None, after: list[int], cut_short: bytes | None
 ) -> None:
     # Every whole event before a malformed one comes out as it was sent; the malformed
     # one is one ProtocolError, and nothing is read after it.
@@ -94,6 +99,9 @@ def test_event_reader_never_fails_in_an_unexpected_way(
     expected = [_GOOD[i][1] for i in good]
     if bad is not None:
         data += _BAD[bad] + b"".join(_GOOD[i][0] for i in after)
+        expected.append("!")
+    elif cut_short is not None:
+        data += cut_short
         expected.append("!")
     assert asyncio.run(_read_all(data)) == expected
 

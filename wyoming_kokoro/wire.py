@@ -18,6 +18,16 @@ from wyoming.event import Event
 MAX_HEADER_BYTES = 64 * 1024
 
 
+# Besides JSONDecodeError and UnicodeDecodeError (both ValueErrors), the parser raises
+# RecursionError for deep nesting ("[[[[…") and a plain ValueError for an integer
+# of more than 4,300 digits.
+_JSON_ERRORS = (ValueError, RecursionError)
+
+
+def _brief(err: BaseException) -> str:
+    return str(err)[:200] or type(err).__name__
+
+
 class ProtocolError(ValueError):
     """The client sent something that is not a valid Wyoming event."""
 
@@ -51,8 +61,8 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
         raise ProtocolError("connection closed in the middle of an event header")
     try:
         header = json.loads(line)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ProtocolError(f"event header is not JSON: {err}") from err
+    except _JSON_ERRORS as err:
+        raise ProtocolError(f"event header is not JSON: {_brief(err)}") from err
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise ProtocolError("event header must be a JSON object with a string 'type'")
     data = header.get("data") or {}
@@ -69,8 +79,8 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
         payload = await reader.readexactly(payload_length) if payload_length else None
     except asyncio.IncompleteReadError as err:
         raise ProtocolError("connection closed in the middle of an event") from err
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ProtocolError(f"event data is not JSON: {err}") from err
+    except _JSON_ERRORS as err:
+        raise ProtocolError(f"event data is not JSON: {_brief(err)}") from err
     return Event(type=header["type"], data=data, payload=payload)
 
 
