@@ -90,9 +90,9 @@ class Utterance:
         self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
         self._handler.utterance = self
 
-    def add_text(self, text: str) -> None:
+    async def add_text(self, text: str) -> None:
         try:
-            self._text.add_text(text)
+            await self._text.add_text_async(text)
         except TextTooLong as err:
             raise ProtocolError(str(err)) from None
 
@@ -168,11 +168,16 @@ class KokoroHandler:
             await self._fail(str(err), "synthesis-failed")
         except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
             _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
+        except Exception:
+            # A bug of ours: Home Assistant waits forever unless it gets an error and a close.
+            _LOGGER.exception("Client %d: unexpected failure", self.client_id)
+            await self._fail("internal server error", "internal-error", log=False)
         finally:
             await self._close()
 
-    async def _fail(self, text: str, code: str) -> None:
-        _LOGGER.warning("Client %d: %s", self.client_id, text)
+    async def _fail(self, text: str, code: str, log: bool = True) -> None:
+        if log:
+            _LOGGER.warning("Client %d: %s", self.client_id, text)
         if self._next_event is not None:
             self._next_event.cancel()  # linger_close reads the stream itself
         with contextlib.suppress(ConnectionError, RuntimeError, OSError):
@@ -204,17 +209,19 @@ class KokoroHandler:
         elif Ping.is_type(event.type):
             await self.write(Pong(text=event.data.get("text")).event())
         elif SynthesizeStart.is_type(event.type):
+            voice = _voice_of(event)
             if self._streaming is not None:
                 raise ProtocolError("synthesize-start while a stream is already open")
             # Text is on its way: a cold worker starts loading while the LLM writes it.
             self.scheduler.prepare()
-            self._streaming = Utterance(self, SynthesizeStart.from_event(event).voice)
+            self._streaming = Utterance(self, voice)
             await self._streaming.begin()
         elif SynthesizeChunk.is_type(event.type):
+            text = _text_of(event)
             if self._streaming is None:
                 raise ProtocolError("synthesize-chunk without synthesize-start")
             self._check_sender()
-            self._streaming.add_text(_text_of(event))
+            await self._streaming.add_text(text)
         elif SynthesizeStop.is_type(event.type):
             if self._streaming is None:
                 raise ProtocolError("synthesize-stop without synthesize-start")
@@ -222,12 +229,12 @@ class KokoroHandler:
             await self._wait(utterance)
             await self.write(SynthesizeStopped().event())
         elif Synthesize.is_type(event.type):
+            text, voice = _text_of(event), _voice_of(event)
             if self._streaming is not None:
                 return True  # the streamed text again "for compatibility": already spoken
-            utterance = Utterance(self, Synthesize.from_event(event).voice)
-            text = _text_of(event)
+            utterance = Utterance(self, voice)
             await utterance.begin()
-            utterance.add_text(text)
+            await utterance.add_text(text)
             await self._wait(utterance)
         else:
             _LOGGER.debug("Ignoring event %s", event.type)
@@ -272,7 +279,25 @@ def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bo
 
 
 def _text_of(event: Event) -> str:
-    text = event.data.get("text", "")
+    text = event.data.get("text")
     if not isinstance(text, str):
-        raise ProtocolError("'text' must be a string")
+        raise ProtocolError(f"{event.type} needs a 'text' string")
     return text
+
+
+def _voice_of(event: Event) -> SynthesizeVoice | None:
+    """The event's voice, checked: the library's parser fails on a malformed one."""
+    if "voice" not in event.data:
+        return None
+    voice = event.data["voice"]
+    if not isinstance(voice, dict):
+        raise ProtocolError("'voice' must be an object")
+    for key in ("name", "language", "speaker"):
+        if voice.get(key) is not None and not isinstance(voice[key], str):
+            raise ProtocolError(f"voice '{key}' must be a string")
+    # As the library reads it: a name wins over a language.
+    if voice.get("name") is not None:
+        return SynthesizeVoice(name=voice["name"], speaker=voice.get("speaker"))
+    if voice.get("language") is not None:
+        return SynthesizeVoice(language=voice["language"])
+    return None

@@ -14,6 +14,10 @@ from collections.abc import AsyncGenerator
 from .scheduler import Job, Scheduler
 from .text import SentenceStream
 
+# Splitting text this long takes milliseconds of the event loop (bench/text_loop.py):
+# longer texts are split in a thread.
+THREAD_CHARS = 2_000
+
 
 class TextTooLong(ValueError):
     """More text than the server accepts for one utterance."""
@@ -44,10 +48,23 @@ class SpokenText:
 
     def add_text(self, text: str) -> None:
         """Queue every piece the text completes; raises TextTooLong past the limit."""
+        self._count(text)
+        self._submit(self._stream.feed(text))
+
+    async def add_text_async(self, text: str) -> None:
+        """`add_text`, with a long text split in a thread: other clients are answered
+        meanwhile (Home Assistant gives `describe` one second)."""
+        self._count(text)
+        if len(text) < THREAD_CHARS:
+            pieces = self._stream.feed(text)
+        else:
+            pieces = await asyncio.to_thread(self._stream.feed, text)
+        self._submit(pieces)
+
+    def _count(self, text: str) -> None:
         self._chars += len(text)
         if self._chars > self._max_chars:
             raise TextTooLong(f"text is longer than the limit of {self._max_chars} characters")
-        self._submit(self._stream.feed(text))
 
     def finish(self) -> None:
         """All text is in: queue what is left; `audio` ends after it."""
