@@ -166,6 +166,13 @@ def _number(n: str, to: str = "cardinal") -> str:
     return str(num2words(int(n), to=to)).replace(" and ", " ")
 
 
+def _money(match: re.Match[str]) -> str:
+    """$3.99 is "three dollars ninety nine cents", as it is said."""
+    whole, _, cents = match.group(1).partition(".")
+    unit = _CURRENCY[match.group(0)[0]]
+    return f"{whole} {unit}" + (f" {int(cents)} cents" if cents.strip("0") else "")
+
+
 def _time(match: re.Match[str]) -> str:
     """9:30 is "nine thirty", 9:05 "nine oh five", 9:00 "nine"."""
     hours, minutes = match.group(1), match.group(2)
@@ -179,9 +186,11 @@ def words(text: str, language: str = "en") -> list[str]:
     text = text.lower().replace("’", "'")
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,500
     text = re.sub(r"\b([ap])\.\s?m\.?", r"\1m", text)  # p.m. and pm are one word
-    text = re.sub(r"°\s?[cf]?", " degrees ", text)
+    text = re.sub(r"°\s?c\b", " degrees celsius ", text)
+    text = re.sub(r"°\s?f\b", " degrees fahrenheit ", text)
+    text = text.replace("°", " degrees ")
     text = text.replace("%", " percent ")
-    text = _MONEY.sub(lambda m: f"{m.group(1)} {_CURRENCY[m.group(0)[0]]}", text)
+    text = _MONEY.sub(_money, text)
     text = _ORDINAL.sub(lambda m: _number(m.group(1), "ordinal"), text)
     text = _TIME.sub(_time, text)
     text = _DECIMAL.sub(lambda m: f"{_number(m.group(1))} point {' '.join(m.group(2))}", text)
