@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fmt import Record, goal, mb, num, ratio, sec, speech, table
+from report_heard import heard_sections
 from report_http import http_sections
 from report_latency import latency_sections
 from report_load import load_sections
@@ -125,6 +126,7 @@ def render(machine: Record, records: dict[str, Record]) -> str:
         *load_sections(records),
         *latency_sections(records),
         *http_sections(records),
+        *heard_sections(records),
         "### Conditions\n",
         table(
             [

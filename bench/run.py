@@ -46,6 +46,7 @@ ORDER = (
     "wyoming_bench",
     "http_first_byte",
     "http_memory",
+    "intelligibility",
 )
 POLL_S = 0.05
 Record = dict[str, Any]
@@ -53,8 +54,10 @@ Sample = tuple[float, dict[str, float]]
 
 
 def scenarios() -> dict[str, Any]:
-    """Every scenario by name: A (core), B (server), B9-B12 (load), C (latency), H (HTTP)."""
+    """Every scenario by name: A (core), B (server), B9-B12 (load), C (latency), H (HTTP),
+    J (what the judge hears)."""
     import scenarios_core
+    import scenarios_heard
     import scenarios_http
     import scenarios_latency
     import scenarios_load
@@ -66,6 +69,7 @@ def scenarios() -> dict[str, Any]:
         **scenarios_load.SCENARIOS,
         **scenarios_latency.SCENARIOS,
         **scenarios_http.SCENARIOS,
+        **scenarios_heard.SCENARIOS,
     }
 
 
