@@ -57,7 +57,7 @@ async def _read_until_audio(client: AsyncClient) -> None:
 
 
 @pytest.mark.slow
-def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
+def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
     async def scenario(uri: str) -> tuple[bytes, bytes, bool]:
         async with AsyncClient.from_uri(uri) as article:
             await article.write_event(Synthesize(text=ARTICLE).event())
@@ -71,11 +71,13 @@ def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
         events = calls_by_client(srv.log)
         log = "".join(srv.log)
     assert article_done
-    assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+    listener.check(ANNOUNCEMENT, audio)
     # The article's call in flight was interrupted, not waited for, and spoken again
     # after: nothing of the article is lost.
     assert "Preempting job" in log and "interrupted" in log, log
-    assert wer(ARTICLE, recognizer.transcribe(article_audio)) <= 0.3
+    # One judge pass over a minute of article, not two (kokoro-onnx's too): on a
+    # loaded machine the pair ran into the test timeout.
+    assert wer(ARTICLE, listener.ear.transcribe(article_audio)) <= 0.3
     article_client = events[0][1]
     newcomer = next(c for kind, c in events if kind == "queued" and c != article_client)
     queued_at = events.index(("queued", newcomer))
@@ -87,7 +89,7 @@ def test_a_newcomer_gets_the_model_at_the_next_call(recognizer) -> None:
     assert ("call", article_client) in events[first_call:]
 
 
-def test_a_client_that_leaves_mid_call_frees_the_model_at_once(recognizer) -> None:
+def test_a_client_that_leaves_mid_call_frees_the_model_at_once(listener) -> None:
     async def scenario(uri: str) -> bytes:
         async with AsyncClient.from_uri(uri) as article:
             await article.write_event(Synthesize(text=ARTICLE).event())
@@ -106,11 +108,11 @@ def test_a_client_that_leaves_mid_call_frees_the_model_at_once(recognizer) -> No
     stopped_at = next(i for i, line in enumerate(srv.log) if "is gone" in line)
     later = calls_by_client(srv.log[stopped_at:])
     assert ("call", int(gone[2])) not in later, events
-    assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+    listener.check(ANNOUNCEMENT, audio)
 
 
 @pytest.mark.slow
-def test_a_client_that_never_reads_is_held_back_then_closed(recognizer) -> None:
+def test_a_client_that_never_reads_is_held_back_then_closed(listener) -> None:
     book = " ".join(["The lights in every room of the house are switched off now."] * 400)
 
     def calls(srv: ServerProcess) -> int:
@@ -127,7 +129,7 @@ def test_a_client_that_never_reads_is_held_back_then_closed(recognizer) -> None:
         assert held, "".join(srv.log)
         at_hold = calls(srv)
         other = await synthesize(srv.uri, ANNOUNCEMENT)  # someone else is served meanwhile
-        assert wer(ANNOUNCEMENT, recognizer.transcribe(other.audio)) <= 0.25
+        listener.check(ANNOUNCEMENT, other.audio)
         # Still not reading: the server gives up on it after --connection-timeout.
         gone = await asyncio.to_thread(
             srv.wait_for, lambda: "stopped reading" in "".join(srv.log), 60
@@ -150,7 +152,7 @@ def test_a_client_that_never_reads_is_held_back_then_closed(recognizer) -> None:
     assert at_hold < 20  # of 400 sentences
 
 
-def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(recognizer) -> None:
+def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(listener) -> None:
     async def scenario(srv: ServerProcess) -> bytes:
         async with AsyncClient.from_uri(srv.uri) as client:
             await client.write_event(SynthesizeStart().event())
@@ -163,14 +165,14 @@ def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(recogni
     with ServerProcess("--idle-timeout", "2") as srv:
         idle = rss_mb(srv.pid)
         audio = run(scenario(srv))
-        assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+        listener.check(ANNOUNCEMENT, audio)
         assert srv.wait_for(lambda: srv.workers() == [], 30)
         # Every process of the server's tree is gone but the server, at its idle size.
         assert children(srv.pid) == []
         assert rss_mb(srv.pid) < idle + 10
 
 
-def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, recognizer) -> None:
+def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, listener) -> None:
     # 300 KB of lexicon used to travel on the worker's command line, over Linux's
     # 128 KiB limit for one argument: every request then waited forever.
     lines = [f"word{n}\trespelling number {n}" for n in range(12_000)]
@@ -179,7 +181,7 @@ def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, recognizer) 
     with ServerProcess("--data-dir", str(tmp_path)) as srv:
         reply = run(synthesize(srv.uri, "Ask HA to lock the door.", timeout=120))
     assert reply.errors == []
-    assert wer("Ask home assistant to lock the door.", recognizer.transcribe(reply.audio)) <= 0.3
+    listener.check("Ask home assistant to lock the door.", reply.audio)
 
 
 def _config() -> WorkerConfig:
@@ -187,7 +189,7 @@ def _config() -> WorkerConfig:
 
 
 def test_a_failed_worker_start_fails_the_waiting_jobs_and_the_next_one_retries(
-    monkeypatch: pytest.MonkeyPatch, recognizer
+    monkeypatch: pytest.MonkeyPatch, listener
 ) -> None:
     real_exec = asyncio.create_subprocess_exec
     refusals = []
@@ -216,7 +218,7 @@ def test_a_failed_worker_start_fails_the_waiting_jobs_and_the_next_one_retries(
 
     text, audio = asyncio.run(scenario())
     assert "could not start" in text and "Cannot allocate memory" in text
-    assert wer(ANNOUNCEMENT, recognizer.transcribe(audio)) <= 0.25
+    listener.check(ANNOUNCEMENT, audio)
 
 
 def test_no_task_outlives_a_connection_refused_after_audio_start() -> None:
