@@ -144,6 +144,25 @@ def test_streamed_text_gives_the_same_pieces_as_whole_text(text: str, size: int)
     assert _said(streamed) == _spoken_words(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The door is locked now. ```not a fence\nThe next line is spoken too.\n",
+        "# ```Note: not a fence either\nThe next line is spoken too.\n",
+        "The door is locked now. | not a table\nThe next line is spoken too.\n",
+    ],
+)
+@pytest.mark.parametrize("size", [1, 5, None])
+def test_only_a_line_start_opens_a_code_block(text: str, size: int | None) -> None:
+    # What is left of a line after a sentence or a list marker went starts no line:
+    # read as a fence, it silenced everything after it.
+    stream = SentenceStream()
+    step = size or len(text)
+    pieces = [p for i in range(0, len(text), step) for p in stream.feed(text[i : i + step])]
+    pieces += stream.finish()
+    assert _said(pieces) == _spoken_words(text) == _said(split_text(text))
+
+
 def _run_on(size: int) -> str:
     """One long sentence with a colon near its start, as an LLM writes a list on one line."""
     text = "You will need the following: "
