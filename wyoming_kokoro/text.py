@@ -115,6 +115,7 @@ class SentenceStream:
         )
         self._line = ""  # raw text of the line being written
         self._line_has_output = False  # a sentence of this line was already emitted
+        self._whole_line = True  # nothing of the line was taken off its start yet
         # No sentence of `_line` ends before this offset: the possible ends before it
         # were shown to pysbd with enough text after them, and it declined them.
         self._settled = 0
@@ -149,26 +150,31 @@ class SentenceStream:
     # -- lines -------------------------------------------------------------
 
     def _waits_for_line_end(self) -> bool:
-        # Fences and table rows are only understood as whole lines.
-        return _WAITS_FOR_LINE_END.match(self._line) is not None
+        # Fences and table rows are only understood as whole lines. What is left of a
+        # line after a sentence or a list marker went does not start a line: "a. ```b"
+        # and "# ```b" are text.
+        return self._whole_line and _WAITS_FOR_LINE_END.match(self._line) is not None
 
     def _finish_line(self) -> list[str]:
-        line, has_output = self._line, self._line_has_output
-        self._line, self._settled, self._line_has_output = "", 0, False
-        if _FENCE.match(line):
-            self._in_code = not self._in_code
-            return self._emit("", force=True)
-        if self._in_code or _RULE.match(line) or _TABLE_SEP.match(line):
+        line, has_output, whole = self._line, self._line_has_output, self._whole_line
+        self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
+        if self._in_code and not _FENCE.match(line):
             return []
-        if line.lstrip().startswith("|"):
-            return self._emit(_table_row(line), boundary=True)
-        self._line, self._line_has_output = line, has_output
+        if whole:
+            if _FENCE.match(line):
+                self._in_code = not self._in_code
+                return self._emit("", force=True)
+            if _RULE.match(line) or _TABLE_SEP.match(line):
+                return []
+            if line.lstrip().startswith("|"):
+                return self._emit(_table_row(line), boundary=True)
+        self._line, self._line_has_output, self._whole_line = line, has_output, whole
         if not has_output:
             self._strip_prefix()
         blank = not self._line.strip()
         out = self._sentences(final=True) + self._cut_long()
         rest = self._line
-        self._line, self._settled, self._line_has_output = "", 0, False
+        self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
         segments = self._segments(rest, 0, len(rest)) if rest.strip() else []
         for i, seg in enumerate(segments):
             out += self._emit(clean_inline(seg), boundary=i == len(segments) - 1)
@@ -288,6 +294,7 @@ class SentenceStream:
     def _drop_front(self, count: int) -> None:
         self._line = self._line[count:]
         self._settled = max(0, self._settled - count)
+        self._whole_line = self._whole_line and not count
 
     def _opening_phrase(self) -> list[str]:
         """The first sentence's opening phrase, before the sentence is complete.
@@ -305,7 +312,7 @@ class SentenceStream:
         if self._line.endswith(rest):
             self._drop_front(len(self._line) - len(rest))
         else:  # not a tail of the line: what was settled in it is unknown
-            self._line, self._settled = rest, 0
+            self._line, self._settled, self._whole_line = rest, 0, False
         self._line_has_output = True
         # Short as it may be, the head is said alone: a listener is waiting for it.
         head = clean_inline(head)
