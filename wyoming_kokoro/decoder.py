@@ -1,0 +1,188 @@
+"""Decoding one model call window by window, on the graph cut by `graph.py`.
+
+The plan (text → features, harmonic source, durations) runs once per call, so the
+prosody comes from the whole sentence. The generator then runs on windows: the
+first is small, so the first audio comes early, and it is decoded in one batch with
+`probes` windows spread over the rest of the call. Their statistics, pooled, stand
+in for the whole call's, and every later window is decoded with exactly those
+(statistics and quantization scales fed): the windows join without a step in timbre
+or loudness, since with fixed statistics a window with `context` frames on each side
+decodes exactly as the same frames decoded whole. What differs from the whole call
+is only that estimate, for the whole call at once.
+
+The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
+silence) are not decoded in windows, but for the last few.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .graph import (
+    DURATIONS,
+    FEATURES,
+    FED,
+    GENERATOR,
+    HARMONICS,
+    PLAN,
+    SAMPLES_PER_FRAME,
+    SPECTRUM,
+    STYLE_HALF,
+    TAIL,
+    fed_input,
+)
+
+_HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
+LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
+
+
+@dataclass(frozen=True)
+class Windows:
+    """How a call is cut into windows, in frames of 25 ms."""
+
+    first: int = 16  # the first window: the first audio a listener hears
+    later: int = 48  # every later window
+    context: int = 6  # decoded on each side of a window and dropped
+    probes: int = 1  # windows decoded with the first, for the statistics
+
+
+class Stopped(RuntimeError):
+    """The plan was stopped from another thread (see `SplitModel.interrupt`)."""
+
+
+class SplitModel:
+    """The three parts of the model as onnxruntime sessions."""
+
+    def __init__(self, sessions: dict[str, Any], windows: Windows | None = None) -> None:
+        import onnxruntime as ort
+
+        self.windows = windows or Windows()
+        self.plan_session = sessions[PLAN]
+        self._generator = sessions[GENERATOR]
+        self._tail = sessions[TAIL]
+        self._used = [o.name for o in self._generator.get_outputs()][1:]
+        self._unfed = {
+            value.name: np.zeros(
+                [1, 1, 1] if len(value.shape) == 3 else [],
+                np.uint8 if "uint8" in value.type else np.float32,
+            )
+            for value in self._generator.get_inputs()
+            if value.name.endswith("/fed")
+        }
+        self._options = ort.RunOptions()
+        self._lock = threading.Lock()
+        self._running: object = None
+        self._stopped = False
+
+    # -- the plan, which another thread can stop -------------------------------
+
+    def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
+        """Features, harmonic source, durations and style half for one call."""
+        names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+        with self._lock:
+            self._running, self._stopped = tag, False
+            self._options.terminate = False
+        try:
+            outputs = self.plan_session.run(names, inputs, self._options)
+        except Exception as err:
+            if self._stopped:
+                raise Stopped("the call was stopped") from err
+            raise
+        finally:
+            with self._lock:
+                self._running = None
+                self._options.terminate = False
+        return dict(zip(names, outputs, strict=True))
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop the plan running for `tag`, if one is (True then)."""
+        with self._lock:
+            if self._running is None or self._running != tag:
+                return False
+            self._stopped = True
+            self._options.terminate = True
+            return True
+
+    # -- the generator ---------------------------------------------------------
+
+    def _slice(self, plan: dict[str, np.ndarray], start: int, end: int) -> tuple[Any, Any]:
+        features = plan[FEATURES][:, :, 2 * start : 2 * end]
+        harmonics = plan[HARMONICS][:, :, _HARMONIC_RATE * start : _HARMONIC_RATE * end + 1]
+        return features, harmonics
+
+    def _audio(self, spectrum: np.ndarray, start: int, core: tuple[int, int]) -> np.ndarray:
+        audio = np.asarray(self._tail.run(None, {SPECTRUM: spectrum})[0]).ravel()
+        return audio[SAMPLES_PER_FRAME * (core[0] - start) : SAMPLES_PER_FRAME * (core[1] - start)]
+
+    def _pooled(self, plan: dict[str, np.ndarray], batch: list[tuple[int, int]]) -> list[Any]:
+        """The generator on equal windows as one batch, statistics pooled over all."""
+        parts = [self._slice(plan, a, b) for a, b in batch]
+        feed = {
+            FEATURES: np.concatenate([f for f, _ in parts]),
+            HARMONICS: np.concatenate([h for _, h in parts]),
+            STYLE_HALF: plan[STYLE_HALF],
+            FED: np.array(False),
+            **self._unfed,
+        }
+        return self._generator.run(None, feed)
+
+    def frames(self, plan: dict[str, np.ndarray]) -> int:
+        return int(plan[FEATURES].shape[2] // 2)
+
+    def whole(self, plan: dict[str, np.ndarray]) -> np.ndarray:
+        """The call decoded at once: the single graph's audio, bit for bit."""
+        frames = self.frames(plan)
+        return self._audio(self._pooled(plan, [(0, frames)])[0], 0, (0, frames))
+
+    def first_frame(self, plan: dict[str, np.ndarray]) -> int:
+        # The leading pad token's frames, less a few: the first sound's onset can begin
+        # inside them (the caller trims the silence before it, as the whole call does).
+        return max(0, int(plan[DURATIONS].ravel()[0]) - LEAD_FRAMES)
+
+    def fits_one_window(self, plan: dict[str, np.ndarray]) -> bool:
+        """A call this short is decoded whole: windows would not bring its audio sooner."""
+        return self.frames(plan) - self.first_frame(plan) <= self.windows.first + self.windows.later
+
+    def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The whole call's own statistics (what windows would need to be exact)."""
+        return self._fed(self._pooled(plan, [(0, self.frames(plan))]))
+
+    def _fed(self, outputs: list[Any]) -> dict[str, np.ndarray]:
+        fed = {
+            fed_input(name): np.asarray(v) for name, v in zip(self._used, outputs[1:], strict=True)
+        }
+        return {name: v.reshape(()) if not self._unfed[name].ndim else v for name, v in fed.items()}
+
+    def windowed(
+        self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray] | None = None
+    ) -> Iterator[tuple[np.ndarray, bool]]:
+        """The call's audio from the end of its leading pad, window by window, each with
+        whether it is the last; `statistics` given, every window is decoded with them."""
+        w = self.windows
+        frames = self.frames(plan)
+        start = self.first_frame(plan)
+        end = start + w.first
+        a0, b0 = max(0, start - w.context), end + w.context
+        size = b0 - a0
+        centres = np.linspace(b0, frames, w.probes + 2)[1:-1]
+        probes = [int(min(max(0.0, c - size / 2), frames - size)) for c in centres]
+        if statistics is None:
+            outputs = self._pooled(plan, [(a0, b0)] + [(p, p + size) for p in probes])
+            yield self._audio(outputs[0][:1], a0, (start, end)), False
+            fed = self._fed(outputs)
+        else:
+            fed, end = statistics, start
+        while end < frames:
+            a, end = end, min(frames, end + w.later)
+            if frames - end < w.later // 3:
+                end = frames  # no crumb of a last window
+            a0, b0 = max(0, a - w.context), min(frames, end + w.context)
+            features, harmonics = self._slice(plan, a0, b0)
+            feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
+            spectrum = self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **fed})[0]
+            yield self._audio(spectrum, a0, (a, end)), end >= frames
