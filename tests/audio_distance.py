@@ -96,3 +96,22 @@ def distance(reference: np.ndarray, candidate: np.ndarray, rate: int = RATE) -> 
     warp = max(abs(i - j) for i, j in path) * _HOP / rate * 1000
     length = len(candidate) / max(1, len(reference))
     return Distance(float(costs.mean()), float(costs.max()), warp, length)
+
+
+def log_mel_distance(reference: np.ndarray, candidate: np.ndarray, rate: int = 24000) -> float:
+    """Mean |Δ| in dB of two float clips' log-mel spectrograms (80 bands, 1024-point
+    frames every 256 samples), on their common length, with bins more than 80 dB below
+    the loudest raised to that floor (differences in near-silence do not count)."""
+    length = min(len(reference), len(candidate))
+    filters = _mel_filters(rate, 1024, 80)
+
+    def spectrum(audio: np.ndarray) -> np.ndarray:
+        padded = np.pad(audio[:length].astype(np.float64), 512)
+        count = 1 + (len(padded) - 1024) // 256
+        frames = np.stack([padded[i * 256 : i * 256 + 1024] for i in range(count)])
+        power = np.abs(np.fft.rfft(frames * np.hanning(1024), axis=1)) ** 2
+        return 10 * np.log10(power @ filters.T + 1e-10)
+
+    a, b = spectrum(reference), spectrum(candidate)
+    floor = max(a.max(), b.max()) - 80
+    return float(np.mean(np.abs(np.maximum(a, floor) - np.maximum(b, floor))))

@@ -44,6 +44,7 @@ def _settings_from(params: dict[str, Any]) -> Settings:
         max_connections=params["max_connections"],
         normalize=not params["no_normalize"],
         max_call_tokens=params["max_call_tokens"],
+        decode=params["decode"],
         http=params["http"],
         api_key=params["api_key"],
         cors_origins=tuple(params["cors_origin"]),

@@ -9,17 +9,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .audio import pause_after, silence, to_pcm16
+from .decoder import SplitModel, Stopped
 from .g2p import Phonemizer, reading_language
 from .models.assets import Assets, check_file
 from .normalize import normalize
-from .options import MAX_CALL_TOKENS, SPEED, default_threads
+from .options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from .phrases import opening_phrases
-from .session import Interruptible, ModelLoading
+from .session import Interrupted, Interruptible, ModelLoading
+from .split import ready
 from .voices import VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -35,6 +37,7 @@ class EngineOptions:
     prefer_misaki: bool = True
     max_call_tokens: int = MAX_CALL_TOKENS.default
     optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
+    decode: str = DECODE.default  # "windows": a listener's first call decoded in windows
 
     def __post_init__(self) -> None:
         MAX_CALL_TOKENS.check(self.max_call_tokens)
@@ -47,6 +50,7 @@ class Call:
     phonemes: str
     voice: VoiceSpec
     speed: float
+    windowed: bool = False  # a listener waits for it: decode it in windows
 
 
 class Engine:
@@ -65,21 +69,27 @@ class Engine:
         started = time.monotonic()
         check_file(assets.voices)
         if loading is None:
-            loading = ModelLoading(assets, self.options.threads, self.options.optimized_copy)
+            split = ready(assets.model) if self.options.decode == "windows" else None
+            loading = ModelLoading(
+                assets, self.options.threads, self.options.optimized_copy, split=split
+            )
         # Meanwhile the text side takes its first-use costs (espeak, misaki, the
         # normalizer's tables): on two cores the two overlap almost fully.
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
+        self._split: SplitModel | None = loading.split_model
         self._session = Interruptible(self._kokoro.sess)
         self._kokoro.sess = self._session
+        self._yield_for: object = None  # a job that should let others go at its next window
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
         _LOGGER.info(
-            "Model loaded in %.2f s (%d threads, %d voices)",
+            "Model loaded in %.2f s (%d threads, %d voices, %s)",
             time.monotonic() - started,
             self.options.threads,
             len(self.voice_names),
+            "first calls in windows" if self._split else "whole calls",
         )
 
     def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
@@ -136,12 +146,14 @@ class Engine:
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        parts = opening_phrases(piece) if quick_start and lang.startswith("en") else [piece]
+        windowed = quick_start and self._split is not None
+        # Without windows, a short first call is bought by cutting the sentence.
+        cut = quick_start and not windowed and lang.startswith("en")
         calls: list[Call] = []
-        for part in parts:
+        for part in opening_phrases(piece) if cut else [piece]:
             for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
                 if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
-                    calls.append(Call(batch, voice, speed))
+                    calls.append(Call(batch, voice, speed, windowed=windowed and not calls))
         return calls
 
     def shorten(self, call: Call, limit: int) -> list[Call]:
@@ -150,13 +162,18 @@ class Engine:
 
         if len(call.phonemes) <= limit:
             return [call]
-        return [Call(part, call.voice, call.speed) for part in split_phonemes(call.phonemes, limit)]
+        parts = split_phonemes(call.phonemes, limit)
+        return [Call(part, call.voice, call.speed, call.windowed) for part in parts]
 
     def run(self, call: Call, tag: object = None) -> np.ndarray:
         """One model call: int16 audio ending with the pause its punctuation calls for.
 
         `interrupt(tag)` from another thread stops it: `Interrupted` is raised.
         """
+        if self._split is not None:
+            return np.concatenate(
+                [pcm for pcm, _ in self.stream(replace(call, windowed=False), tag)]
+            )
         self._session.begin(tag)
         try:
             audio, _ = self._kokoro.create(
@@ -173,8 +190,63 @@ class Engine:
         pause = silence(pause_after(call.phonemes) / call.speed)
         return np.concatenate([to_pcm16(audio), pause])
 
+    def _inputs(self, call: Call) -> dict[str, np.ndarray]:
+        """The model's inputs for a call, as kokoro-onnx's create() builds them."""
+        tokens = self._kokoro.tokenizer.tokenize(" ".join(call.phonemes.split()))
+        style = self._style(call.voice)
+        return {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": style[min(len(tokens), len(style)) - 1].reshape(1, -1).astype(np.float32),
+            "speed": np.array([call.speed], dtype=np.float32),
+        }
+
+    def stream(self, call: Call, tag: object = None) -> Iterator[tuple[np.ndarray, bool]]:
+        """One model call as int16 arrays, each with whether it is the last: window by
+        window if `call.windowed`, else at once; the last ends with the pause its
+        punctuation calls for.
+
+        Between windows, `yield_to_others(tag)` tells whether another client should
+        have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
+        """
+        from kokoro_onnx.trim import trim
+
+        if self._split is None:
+            yield self.run(call, tag), True
+            return
+        if tag == self._yield_for:
+            self._yield_for = None  # a stop meant for the call before this one
+        try:
+            plan = self._split.plan(self._inputs(call), tag)
+        except Stopped as err:
+            raise Interrupted(str(err)) from err
+        pause = silence(pause_after(call.phonemes) / call.speed)
+        if not call.windowed or self._split.fits_one_window(plan):
+            yield np.concatenate([to_pcm16(trim(self._split.whole(plan))[0]), pause]), True
+            return
+        for index, (audio, last) in enumerate(self._split.windowed(plan)):
+            if index == 0:  # the silence before the first sound, as the whole call trims it
+                audio = audio[int(trim(audio)[1][0]) :]
+            if last:  # the model's trailing silence, as the whole call trims it
+                audio = audio[: int(trim(audio)[1][1])]
+                yield np.concatenate([to_pcm16(audio), pause]), True
+            else:
+                yield to_pcm16(audio), False
+
+    def yield_to_others(self, tag: object) -> bool:
+        """Whether a stop for `tag` came: its call should pause after this window."""
+        if self._yield_for is not None and self._yield_for == tag:
+            self._yield_for = None
+            return True
+        return False
+
     def interrupt(self, tag: object) -> bool:
-        """Stop the running call tagged `tag` (from another thread); False if none."""
+        """Stop the running call tagged `tag` (from another thread); False if none.
+
+        A call decoded in windows stops at its next window instead (see `stream`).
+        """
+        if self._split is not None:
+            self._yield_for = tag
+            return self._split.interrupt(tag)
         return self._session.interrupt(tag)
 
     def speak(

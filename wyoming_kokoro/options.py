@@ -220,6 +220,15 @@ PREFORK = Option(
     False,
     addon="prefork",
 )
+DECODE = Option(
+    "--decode",
+    "How the first call of an utterance is decoded: in windows (audio after its first "
+    "0.4 s of speech is ready, the sentence spoken whole) or whole (the sentence cut into "
+    "phrases so that its first call is short).",
+    "choice",
+    "windows",
+    choices=("windows", "whole"),
+)
 NO_STREAMING = Option(
     "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, addon="streaming"
 )
@@ -256,6 +265,7 @@ SERVER = (
     IDLE_TIMEOUT,
     PRELOAD,
     PREFORK,
+    DECODE,
     NO_STREAMING,
     MAX_TEXT_CHARS,
     MIN_FREE_MB,

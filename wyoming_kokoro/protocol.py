@@ -14,6 +14,8 @@ model at the next call rather than after a whole piece:
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
                                       (an interrupted call: Audio without PCM, more=True)
+                         Audio (window=True)  a window of a call decoded in windows, sent
+                                      before that answer (which carries the last one)
     waiting parent →     Exited       a forked worker ended (see workerproc.py)
 """
 
@@ -107,6 +109,7 @@ class Audio(Message):
     id: int
     more: bool  # False: this was the piece's last call
     pcm: bytes = b""  # s16le, 24 kHz, mono; ends with the pause after the call
+    window: bool = False  # a window of the call in progress: its answer is still to come
 
 
 @dataclass(frozen=True)

@@ -295,19 +295,16 @@ class Scheduler:
                 await self._worker.send(piece)
             self._in_flight = job
             reply = await self._worker.receive()
+            while isinstance(reply, Audio) and reply.window and reply.id == job.id:
+                self._take(job, reply.pcm)  # a window: its listener hears it now
+                reply = await self._worker.receive()
         except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
             reply = None
         finally:
             self._in_flight = None
         if isinstance(reply, Audio) and reply.id == job.id:
-            if reply.pcm and not job.cancelled:
-                self._heard.add(job.client)
-                buffered = self._buffered.get(job.client, 0) + len(reply.pcm)
-                self._buffered[job.client] = buffered
-                job.chunks.put_nowait(reply.pcm)
-                if buffered >= MAX_BUFFERED_BYTES:
-                    _LOGGER.debug("Client %d is not reading its audio: held back", job.client)
+            self._take(job, reply.pcm)
             if not reply.more:
                 self._finished(job, _END)
             return
@@ -317,6 +314,16 @@ class Scheduler:
         code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
         _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)
         self._worker_lost(SynthesisError(f"the synthesis process died (exit code {code})"))
+
+    def _take(self, job: Job, pcm: bytes) -> None:
+        """Audio from the worker for `job`'s listener."""
+        if pcm and not job.cancelled:
+            self._heard.add(job.client)
+            buffered = self._buffered.get(job.client, 0) + len(pcm)
+            self._buffered[job.client] = buffered
+            job.chunks.put_nowait(pcm)
+            if buffered >= MAX_BUFFERED_BYTES:
+                _LOGGER.debug("Client %d is not reading its audio: held back", job.client)
 
     def _worker_lost(self, error: SynthesisError) -> None:
         """Pieces part-spoken by the dead worker fail; the others wait for a new one."""

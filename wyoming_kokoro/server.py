@@ -22,6 +22,7 @@ from .info import build_info
 from .models.assets import Assets, resolve
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
+from .split import start_build
 from .voices import default_voice, parse_voice
 from .wire import MAX_HEADER_BYTES, Limits, linger_close
 from .worker import WorkerConfig
@@ -58,6 +59,7 @@ async def serve(settings: Settings) -> None:
         normalize=settings.normalize,
         lexicon=load_lexicons(settings.data_dirs),
         max_call_tokens=settings.max_call_tokens,
+        decode=settings.decode,
         debug=settings.debug,
     )
     options = SchedulerOptions(
@@ -95,6 +97,7 @@ async def serve(settings: Settings) -> None:
     stop = asyncio.Event()
     _stop_on_signals(stop)
     scheduler.start(preload=settings.preload)
+    cutting = start_build(assets) if settings.decode == "windows" else None
     http = None
     if settings.http:
         # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.
@@ -120,6 +123,9 @@ async def serve(settings: Settings) -> None:
         await asyncio.gather(*handlers, return_exceptions=True)
         if discovery is not None:
             await discovery.stop()
+        if cutting is not None:
+            cutting.cancel()
+            await asyncio.gather(cutting, return_exceptions=True)
         await scheduler.stop()
 
 

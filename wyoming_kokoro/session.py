@@ -38,7 +38,7 @@ GRAPH = "model.onnx"
 WEIGHTS = "weights.bin"
 
 
-def _cpu_key() -> str:
+def cpu_key() -> str:
     """What the optimized graph may depend on: the machine and its CPU features."""
     flags = ""
     with contextlib.suppress(OSError):
@@ -56,7 +56,7 @@ def optimized_copy(model: Path, directory: Path | None = None) -> Path | None:
     known = BY_NAME.get(model.name)
     if known is None or not known.name.endswith(".onnx"):
         return None
-    name = f"{known.sha256[:16]}-ort{ort.__version__}-{_cpu_key()}"
+    name = f"{known.sha256[:16]}-ort{ort.__version__}-{cpu_key()}"
     return (directory or cache_dir()) / name
 
 
@@ -199,12 +199,16 @@ class ModelLoading(threading.Thread):
     normalizer's and G2P's first use and the model load all overlap.
     """
 
-    def __init__(self, assets: Assets, threads: int, use_copy: bool = True) -> None:
+    def __init__(
+        self, assets: Assets, threads: int, use_copy: bool = True, split: Path | None = None
+    ) -> None:
         super().__init__(name="kokoro model loader", daemon=True)
         self._assets = assets
         self._threads = threads
         self._use_copy = use_copy
+        self._split = split  # the model's verified parts, to decode in windows
         self._kokoro: Any = None
+        self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
         self._error: BaseException | None = None
         # Set when the session is being built (or the load failed): from then on
         # onnxruntime works without the GIL and other imports no longer delay it.
@@ -217,6 +221,8 @@ class ModelLoading(threading.Thread):
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
 
+            if self._split is not None and self._load_split(self._split):
+                return
             with model_file(self._assets) as model:
                 copy = optimized_copy(self._assets.model) if self._use_copy else None
                 try:
@@ -232,6 +238,30 @@ class ModelLoading(threading.Thread):
             self._error = err
         finally:
             self.building.set()
+
+    def _load_split(self, directory: Path) -> bool:
+        """Load the parts instead of the whole graph; False (logged) if they fail."""
+        from kokoro_onnx import Kokoro
+
+        from .decoder import SplitModel
+        from .graph import PLAN
+        from .split import load
+
+        try:
+            self.building.set()
+            sessions = load(directory, self._threads)
+            # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
+            # tokenizer and voices work on it as they do on the whole model.
+            self._kokoro = Kokoro.from_session(sessions[PLAN], str(self._assets.voices))
+            self.split_model = SplitModel(sessions)
+        except Exception as err:  # a damaged cache entry: decode whole calls instead
+            _LOGGER.warning(
+                "Cannot load the cut model %s (%s); decoding whole calls", directory, err
+            )
+            shutil.rmtree(directory, ignore_errors=True)
+            self.split_model = None
+            return False
+        return True
 
     def result(self) -> Any:
         """The loaded `kokoro_onnx.Kokoro`, or the error that stopped it."""

@@ -37,6 +37,7 @@ class Settings:
     max_connections: int = o.MAX_CONNECTIONS.default
     normalize: bool = True
     max_call_tokens: int = o.MAX_CALL_TOKENS.default
+    decode: str = o.DECODE.default  # windows | whole: how a listener's first call is decoded
     # The OpenAI-compatible HTTP side (wyoming_kokoro/http/), off unless a URI is given
     http: str | None = None  # e.g. tcp://0.0.0.0:8880
     api_key: str | None = None  # bearer token the HTTP side requires, if set

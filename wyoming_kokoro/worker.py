@@ -18,12 +18,13 @@ import queue
 import sys
 import threading
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .models.assets import Assets
-from .options import MAX_CALL_TOKENS
+from .options import DECODE, MAX_CALL_TOKENS
 from .protocol import (
     Audio,
     BadMessage,
@@ -43,6 +44,8 @@ from .protocol import (
 from .session import Interrupted
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .engine import Call, Engine
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
@@ -57,6 +60,7 @@ class WorkerConfig:
     normalize: bool
     lexicon: dict[str, str]
     max_call_tokens: int = MAX_CALL_TOKENS.default
+    decode: str = DECODE.default
     debug: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -88,7 +92,8 @@ class _Worker:
         self._write = write_event
         self._engine = engine
         self._stdout = stdout
-        self._plans: dict[int, deque[Call]] = {}
+        # What each piece still has to say: calls, or a call part-way through its windows.
+        self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool]]]] = {}
 
     def send(self, message: Message) -> None:
         self._write(message.event(), self._stdout)
@@ -129,16 +134,29 @@ class _Worker:
         calls = self._plans.get(job_id)
         if calls is None:
             raise KeyError(f"no piece {job_id} in progress")
-        if limit and calls:
-            calls.extendleft(reversed(self._engine.shorten(calls.popleft(), limit)))
+        first = calls[0] if calls else None
+        if limit and first is not None and not isinstance(first, Iterator) and not first.windowed:
+            calls.popleft()
+            calls.extendleft(reversed(self._engine.shorten(first, limit)))
         pcm = b""
         if calls:
-            call = calls.popleft()
+            head = calls.popleft()
+            windows = head if isinstance(head, Iterator) else self._engine.stream(head, job_id)
             try:
-                pcm = self._engine.run(call, tag=job_id).tobytes()
+                for count, (audio, last) in enumerate(windows, 1):
+                    if last:  # the call's last audio goes with its answer, as for whole calls
+                        pcm = audio.tobytes()
+                        break
+                    self.send(Audio(job_id, more=True, pcm=audio.tobytes(), window=True))
+                    if self._engine.yield_to_others(job_id):
+                        # Someone else needs the model now: the rest of this call
+                        # follows, from the next window, at this piece's next turn.
+                        _LOGGER.debug("Piece %s lets others go after window %d", job_id, count)
+                        calls.appendleft(windows)
+                        break
             except Interrupted:
-                # Someone else needs the model now: this call is spoken again later.
-                calls.appendleft(call)
+                # Stopped before any audio: this call is spoken again later.
+                calls.appendleft(head)
                 _LOGGER.debug("Call of piece %s interrupted", job_id)
         if not calls:
             del self._plans[job_id]
@@ -176,12 +194,14 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
         logging.getLogger().setLevel(logging.DEBUG)
 
     from .session import ModelLoading
+    from .split import ready
 
     # The model loads while the rest is imported: the engine pulls in numpy,
     # kokoro-onnx, espeak and the normalizer, which the load does not need. Until
     # the loader has imported onnxruntime and begun the session, other imports would
     # only compete with it for the GIL (measured: 0.12 s later first audio).
-    loading = ModelLoading(config.assets, config.threads)
+    split = ready(config.assets.model) if config.decode == "windows" else None
+    loading = ModelLoading(config.assets, config.threads, split=split)
     loading.building.wait(timeout=10)
     from wyoming.event import read_event, write_event
 
@@ -195,6 +215,7 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
             normalize=config.normalize,
             lexicon=config.lexicon,
             max_call_tokens=config.max_call_tokens,
+            decode=config.decode,
         )
         engine = Engine(config.assets, options, loading)
         if setup.warm_up:
