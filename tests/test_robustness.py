@@ -198,6 +198,7 @@ def _synthesize(data: object, kind: str = "synthesize") -> bytes:
     ("data", "answers"),
     [
         (_synthesize({}), ["error"]),  # no text
+        (b'{"type": "synthesize", "data": {"text": "\\ud800 Hi."}}\n', ["error"]),  # lone surrogate
         (_synthesize({"text": None}), ["error"]),
         (_synthesize({"text": "Hi.", "voice": None}), ["error"]),
         (_synthesize({"text": "Hi.", "voice": "af_heart"}), ["error"]),
@@ -216,6 +217,7 @@ def _synthesize(data: object, kind: str = "synthesize") -> bytes:
     ],
     ids=[
         "no-text",
+        "lone-surrogate",
         "null-text",
         "null-voice",
         "string-voice",

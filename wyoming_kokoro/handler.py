@@ -282,6 +282,10 @@ def _text_of(event: Event) -> str:
     text = event.data.get("text")
     if not isinstance(text, str):
         raise ProtocolError(f"{event.type} needs a 'text' string")
+    try:
+        text.encode("utf-8")  # a lone surrogate is valid JSON, and stopped the worker pipe
+    except UnicodeEncodeError as err:
+        raise ProtocolError(f"{event.type} text is not valid Unicode") from err
     return text
 
 
