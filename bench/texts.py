@@ -145,3 +145,17 @@ HELD_OUT_SUBJECT = (
     "The solar panels have produced eleven kilowatt hours today.",
     "The last train home will leave the station very soon.",
 )
+
+# More held-out sentences, so that the windows' trade (W) is judged on over 30.
+HELD_OUT_MORE = (
+    "The front door was unlocked at seven fifteen this morning.",
+    "Your package has been delivered to the porch.",
+    "The bedroom lights will turn off in five minutes.",
+    "The dishwasher needs more salt before the next cycle.",
+    "The baby monitor detected movement in the nursery.",
+    "The vacuum cleaner has finished cleaning the living room.",
+    "The humidity in the bathroom is above seventy percent.",
+    "There is a chance of snow on Saturday afternoon.",
+    "A new software update is available for the hub.",
+    "All lights on the ground floor are now off.",
+)

@@ -25,7 +25,14 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .models.assets import AssetError, Assets, cache_dir, model_file
+from .models.assets import (
+    AssetError,
+    Assets,
+    CacheUnwritableError,
+    cache_dir,
+    model_file,
+    prepare_model,
+)
 from .models.files import BY_NAME
 
 if TYPE_CHECKING:
@@ -247,6 +254,12 @@ class ModelLoading(threading.Thread):
         from .graph import PLAN
         from .split import load
 
+        try:
+            # The parts were cut from the file with this name's sha256: the file must
+            # still be that file (a corrupt or replaced model is refused as before).
+            prepare_model(self._assets)
+        except CacheUnwritableError:
+            return False
         try:
             self.building.set()
             sessions = load(directory, self._threads)

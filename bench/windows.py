@@ -1,0 +1,189 @@
+"""W: decoding in windows against whole calls, in-process, warm, one run.
+
+    .venv/bin/python bench/windows.py [--heard] [--sentences N]
+
+Prints three tables: what each part of the cut model costs (and the fitted cost of
+the generator per frame); the first audio of a listener's first sentence by way of
+decoding (kokoro-onnx create() on the whole sentence is the baseline measured in the
+same run); and how the windows sound against the whole decode (log-mel distance;
+with --heard also what the Whisper judge hears, against the same sentences decoded
+whole and cut into phrases). Run it on a quiet machine: it says the load it saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from audio_distance import log_mel_distance
+from texts import HELD_OUT, HELD_OUT_MORE, HELD_OUT_SUBJECT
+
+from wyoming_kokoro import graph, split
+from wyoming_kokoro.decoder import SplitModel, Windows
+from wyoming_kokoro.engine import Engine, EngineOptions
+from wyoming_kokoro.models.assets import resolve
+
+VOICE = "jm_kumo"
+
+
+def best(run: Callable[[], object], times: int = 2) -> float:
+    spent = []
+    for _ in range(times):
+        started = time.perf_counter()
+        run()
+        spent.append(time.perf_counter() - started)
+    return min(spent)
+
+
+def first_item(iterator: Iterable[object]) -> float:
+    started = time.perf_counter()
+    next(iter(iterator))
+    return time.perf_counter() - started
+
+
+def table(head: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--heard", action="store_true", help="also ask the Whisper judge")
+    parser.add_argument("--sentences", type=int, default=32)
+    args = parser.parse_args()
+    texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE)[: args.sentences]
+    assets = resolve(None, None, [])
+    directory = split.ready(assets.model) or split.build(assets, threads=2)
+    windowed = Engine(assets, EngineOptions(threads=2))
+    whole = Engine(assets, EngineOptions(threads=2, decode="whole"))
+    cut = SplitModel(split.load(directory, 2))
+    voice = windowed.voice(VOICE)
+    kokoro = whole._kokoro
+    for engine in (windowed, whole):
+        engine.warm_up()
+    load = os.getloadavg()[0]
+
+    # -- the parts' cost -------------------------------------------------------
+    frames, plan_s, gen_s = [], [], []
+    for text in texts:
+        x = windowed._inputs(windowed.plan(text, voice)[0])
+        plan = cut.plan(x)
+        frames.append(cut.frames(plan))
+        plan_s.append(best(lambda x=x: cut.plan(x)))
+        gen_s.append(best(lambda plan=plan: cut.whole(plan)))
+    slope, intercept = np.polyfit(frames, gen_s, 1)
+    share = sum(plan_s) / (sum(plan_s) + sum(gen_s))
+    print(f"## W1 The cut model's parts ({len(texts)} sentences, 2 threads, load {load:.1f})\n")
+    print(
+        table(
+            ["part", "per call, mean", "share"],
+            [
+                [
+                    "plan (text → features, source, durations)",
+                    f"{np.mean(plan_s):.3f} s",
+                    f"{share:.0%}",
+                ],
+                ["generator + inverse STFT", f"{np.mean(gen_s):.3f} s", f"{1 - share:.0%}"],
+                [
+                    "generator, fitted",
+                    f"{1000 * slope:.1f} ms/frame + {1000 * intercept:.0f} ms",
+                    "",
+                ],
+            ],
+        )
+    )
+
+    # -- first audio -------------------------------------------------------------
+    ways: dict[str, list[float]] = {
+        "kokoro-onnx create()": [],
+        "whole call": [],
+        "phrase cut (--decode whole)": [],
+        "windows": [],
+    }
+    for text in texts:
+        phonemes = whole.phonemes(text, "en-us")
+        ways["kokoro-onnx create()"].append(
+            best(lambda p=phonemes: kokoro.create(p, voice=whole._style(voice), is_phonemes=True))
+        )
+        call = whole.plan(text, voice)[0]
+        ways["whole call"].append(best(lambda c=call: whole.run(c)))
+        quick = whole.plan(text, voice, quick_start=True)[0]
+        ways["phrase cut (--decode whole)"].append(best(lambda c=quick: whole.run(c)))
+        first = windowed.plan(text, voice, quick_start=True)[0]
+        ways["windows"].append(min(first_item(windowed.stream(first)) for _ in range(2)))
+    base = statistics.median(ways["kokoro-onnx create()"])
+    rows = []
+    for name, spent in ways.items():
+        ordered = sorted(spent)
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        median = statistics.median(spent)
+        rows.append([name, f"{median:.2f} s", f"{p95:.2f} s", f"{median / base:.2f}×"])
+    print(
+        f"\n## W2 First audio of a listener's first sentence "
+        f"(warm, load {os.getloadavg()[0]:.1f})\n"
+    )
+    print(table(["decoding", "median", "p95", "vs kokoro-onnx"], rows))
+
+    # -- how it sounds -------------------------------------------------------------
+    configs = {
+        "windows, 1 probe (default)": Windows(),
+        "windows, 2 probes": Windows(probes=2),
+        "naive windows (own statistics)": None,
+    }
+    sessions = split.load(directory, 2)
+    models = {
+        name: SplitModel(sessions, config or Windows(probes=0)) for name, config in configs.items()
+    }
+    rows = []
+    for name in configs:
+        distances = []
+        for text in texts:
+            plan = cut.plan(windowed._inputs(windowed.plan(text, voice)[0]))
+            start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
+            reference = cut.whole(plan)[start:]
+            model = models[name]
+            pieces = [a for a, _ in model.windowed(plan)]
+            distances.append(log_mel_distance(reference, np.concatenate(pieces)))
+        rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
+    print("\n## W3 Windows against the whole decode (log-mel L1)\n")
+    print(table(["decoding", "mean", "worst sentence"], rows))
+
+    if args.heard:
+        from judge import heard, wer
+
+        paths = {
+            "kokoro-onnx create()": lambda t: kokoro.create(
+                whole.phonemes(t, "en-us"), voice=whole._style(voice), is_phonemes=True
+            )[0],
+            "whole call": lambda t: np.concatenate([whole.run(c) for c in whole.plan(t, voice)]),
+            "phrase cut": lambda t: np.concatenate(
+                [whole.run(c) for c in whole.plan(t, voice, quick_start=True)]
+            ),
+            "windows": lambda t: np.concatenate(
+                [
+                    p
+                    for c in windowed.plan(t, voice, quick_start=True)
+                    for p, _ in windowed.stream(c)
+                ]
+            ),
+        }
+        rows = []
+        for name, speak in paths.items():
+            rates = [wer(t, heard(speak(t))) for t in texts]
+            rows.append([name, f"{np.mean(rates):.3f}"])
+        print(f"\n## W4 What the Whisper judge hears ({len(texts)} held-out sentences)\n")
+        print(table(["path", "WER"], rows))
+
+
+if __name__ == "__main__":
+    main()
