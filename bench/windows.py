@@ -138,7 +138,7 @@ def main() -> None:
     configs = {
         "windows, 1 probe (default)": Windows(),
         "windows, 2 probes": Windows(probes=2),
-        "naive windows (own statistics)": None,
+        "windows, 0 probes (the first window's statistics)": None,
     }
     sessions = split.load(directory, 2)
     models = {

@@ -74,7 +74,16 @@ class ServerProcess:
         return self.proc.pid
 
     def workers(self) -> list[int]:
-        return children(self.pid)
+        """The server's worker processes (not the one-off process that cuts the model)."""
+        found = []
+        for pid in children(self.pid):
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"wyoming_kokoro.split" not in command:
+                found.append(pid)
+        return found
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
         deadline = time.monotonic() + timeout

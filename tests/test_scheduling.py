@@ -74,7 +74,8 @@ def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
     listener.check(ANNOUNCEMENT, audio)
     # The article's call in flight was interrupted, not waited for, and spoken again
     # after: nothing of the article is lost.
-    assert "Preempting job" in log and "interrupted" in log, log
+    # (A call decoded in windows lets others go after the window in progress.)
+    assert "Preempting job" in log and ("interrupted" in log or "lets others go" in log), log
     # One judge pass over a minute of article, not two (kokoro-onnx's too): on a
     # loaded machine the pair ran into the test timeout.
     assert wer(ARTICLE, listener.ear.transcribe(article_audio)) <= 0.3
@@ -103,7 +104,8 @@ def test_a_client_that_leaves_mid_call_frees_the_model_at_once(listener) -> None
     gone = re.search(r"Stopping job (\d+): client (\d+) is gone", log)
     assert gone, log
     # The worker gave up that call rather than finishing it for nobody...
-    assert f"Call of piece {gone[1]} interrupted" in log, log
+    stopped = f"Call of piece {gone[1]} interrupted", f"Piece {gone[1]} lets others go"
+    assert any(line in log for line in stopped), log
     # ...and the model spoke nothing more of the article.
     stopped_at = next(i for i, line in enumerate(srv.log) if "is gone" in line)
     later = calls_by_client(srv.log[stopped_at:])

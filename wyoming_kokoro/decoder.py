@@ -79,16 +79,14 @@ class SplitModel:
         self._running: object = None
         self._stopped = False
 
-    # -- the plan, which another thread can stop -------------------------------
+    # -- what another thread can stop: the plan and a whole decode ------------
 
-    def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
-        """Features, harmonic source, durations and style half for one call."""
-        names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+    def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:
         with self._lock:
             self._running, self._stopped = tag, False
             self._options.terminate = False
         try:
-            outputs = self.plan_session.run(names, inputs, self._options)
+            return session.run(names, feed, self._options)
         except Exception as err:
             if self._stopped:
                 raise Stopped("the call was stopped") from err
@@ -97,10 +95,17 @@ class SplitModel:
             with self._lock:
                 self._running = None
                 self._options.terminate = False
+
+    def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
+        """Features, harmonic source, durations and style half for one call."""
+        names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+        outputs = self._stoppable(self.plan_session, names, inputs, tag)
         return dict(zip(names, outputs, strict=True))
 
     def interrupt(self, tag: object) -> bool:
-        """Stop the plan running for `tag`, if one is (True then)."""
+        """Stop the plan or whole decode running for `tag`, if one is (True then).
+
+        Windows are not stopped: their caller lets others go between them."""
         with self._lock:
             if self._running is None or self._running != tag:
                 return False
@@ -119,8 +124,11 @@ class SplitModel:
         audio = np.asarray(self._tail.run(None, {SPECTRUM: spectrum})[0]).ravel()
         return audio[SAMPLES_PER_FRAME * (core[0] - start) : SAMPLES_PER_FRAME * (core[1] - start)]
 
-    def _pooled(self, plan: dict[str, np.ndarray], batch: list[tuple[int, int]]) -> list[Any]:
-        """The generator on equal windows as one batch, statistics pooled over all."""
+    def _pooled(
+        self, plan: dict[str, np.ndarray], batch: list[tuple[int, int]], tag: object = None
+    ) -> list[Any]:
+        """The generator on equal windows as one batch, statistics pooled over all
+        (stoppable by `interrupt(tag)` when a tag is given)."""
         parts = [self._slice(plan, a, b) for a, b in batch]
         feed = {
             FEATURES: np.concatenate([f for f, _ in parts]),
@@ -129,15 +137,17 @@ class SplitModel:
             FED: np.array(False),
             **self._unfed,
         }
+        if tag is not None:
+            return self._stoppable(self._generator, None, feed, tag)
         return self._generator.run(None, feed)
 
     def frames(self, plan: dict[str, np.ndarray]) -> int:
         return int(plan[FEATURES].shape[2] // 2)
 
-    def whole(self, plan: dict[str, np.ndarray]) -> np.ndarray:
+    def whole(self, plan: dict[str, np.ndarray], tag: object = None) -> np.ndarray:
         """The call decoded at once: the single graph's audio, bit for bit."""
         frames = self.frames(plan)
-        return self._audio(self._pooled(plan, [(0, frames)])[0], 0, (0, frames))
+        return self._audio(self._pooled(plan, [(0, frames)], tag)[0], 0, (0, frames))
 
     def first_frame(self, plan: dict[str, np.ndarray]) -> int:
         # The leading pad token's frames, less a few: the first sound's onset can begin

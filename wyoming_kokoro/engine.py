@@ -22,7 +22,7 @@ from .options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from .phrases import opening_phrases
 from .session import Interrupted, Interruptible, ModelLoading
 from .split import ready
-from .voices import VoiceSpec, g2p_language, parse_voice
+from .voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -113,6 +113,10 @@ class Engine:
     def _style(self, spec: VoiceSpec) -> np.ndarray:
         style = self._styles.get(spec)
         if style is None:
+            for name, _ in spec.parts:
+                shape = np.shape(self._kokoro.get_voice_style(name))
+                if len(shape) != 3 or shape[0] < 1 or shape[1:] != (1, 256):
+                    raise VoiceError(f"voice {name} has the shape {shape}, not (N, 1, 256)")
             style = sum(
                 self._kokoro.get_voice_style(name).astype(np.float32) * weight
                 for name, weight in spec.parts
@@ -215,14 +219,17 @@ class Engine:
             return
         if tag == self._yield_for:
             self._yield_for = None  # a stop meant for the call before this one
+        pause = silence(pause_after(call.phonemes) / call.speed)
         try:
             plan = self._split.plan(self._inputs(call), tag)
+            if not call.windowed or self._split.fits_one_window(plan):
+                audio = trim(self._split.whole(plan, tag))[0]
+                self._yield_for = None  # nothing is left to let others go after
+                yield np.concatenate([to_pcm16(audio), pause]), True
+                return
         except Stopped as err:
+            self._yield_for = None
             raise Interrupted(str(err)) from err
-        pause = silence(pause_after(call.phonemes) / call.speed)
-        if not call.windowed or self._split.fits_one_window(plan):
-            yield np.concatenate([to_pcm16(trim(self._split.whole(plan))[0]), pause]), True
-            return
         for index, (audio, last) in enumerate(self._split.windowed(plan)):
             if index == 0:  # the silence before the first sound, as the whole call trims it
                 audio = audio[int(trim(audio)[1][0]) :]

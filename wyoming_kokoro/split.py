@@ -97,9 +97,25 @@ def build(assets: Assets, threads: int = 1) -> Path:
     return target
 
 
+def _room_for(target: Path, model: Path) -> bool:
+    """The parts and their optimized copies take about 2.5 times the model: a cache
+    that is read-only or short of room is left alone (calls are decoded whole)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fs = os.statvfs(target.parent)
+        needed = 3 * (model.stat().st_size if model.exists() else 100_000_000)
+    except OSError:
+        return False
+    if not os.access(target.parent, os.W_OK) or fs.f_bavail * fs.f_frsize < needed:
+        _LOGGER.info("No room in %s to cut the model: calls are decoded whole", target.parent)
+        return False
+    return True
+
+
 def start_build(assets: Assets) -> asyncio.Task[None] | None:
     """In the server: build the parts in a low-priority process unless they exist."""
-    if split_dir(assets.model) is None or ready(assets.model) is not None:
+    target = split_dir(assets.model)
+    if target is None or ready(assets.model) is not None or not _room_for(target, assets.model):
         return None
 
     async def run() -> None:

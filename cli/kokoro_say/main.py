@@ -184,7 +184,10 @@ def _run(config: SayConfig) -> None:
         ) as bar,
     ):
         for index, piece in enumerate(bar):
-            for pcm in engine.speak(piece, voice, config.speed, lang, quick_start=index == 0):
+            # Only a listener on stdout waits for the first audio: a file is spoken
+            # in whole calls, never cut for latency.
+            quick = index == 0 and str(config.output) == "-"
+            for pcm in engine.speak(piece, voice, config.speed, lang, quick_start=quick):
                 sink.write(pcm)
 
 
