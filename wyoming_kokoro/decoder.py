@@ -77,14 +77,17 @@ class SplitModel:
         self._options = ort.RunOptions()
         self._lock = threading.Lock()
         self._running: object = None
+        self._pending: object = None  # stopped before its run began
         self._stopped = False
 
     # -- what another thread can stop: the plan and a whole decode ------------
 
     def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:
         with self._lock:
-            self._running, self._stopped = tag, False
-            self._options.terminate = False
+            # A stop that came just before its run began still applies to it.
+            stop = self._pending is not None and self._pending == tag
+            self._running, self._stopped, self._pending = tag, stop, None
+            self._options.terminate = stop
         try:
             return session.run(names, feed, self._options)
         except Exception as err:
@@ -102,12 +105,19 @@ class SplitModel:
         outputs = self._stoppable(self.plan_session, names, inputs, tag)
         return dict(zip(names, outputs, strict=True))
 
+    def forget(self, tag: object) -> None:
+        """Drop a stop for `tag` that came while no run was stoppable."""
+        with self._lock:
+            if self._pending == tag:
+                self._pending = None
+
     def interrupt(self, tag: object) -> bool:
         """Stop the plan or whole decode running for `tag`, if one is (True then).
 
         Windows are not stopped: their caller lets others go between them."""
         with self._lock:
             if self._running is None or self._running != tag:
+                self._pending = tag
                 return False
             self._stopped = True
             self._options.terminate = True

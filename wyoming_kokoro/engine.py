@@ -217,8 +217,6 @@ class Engine:
         if self._split is None:
             yield self.run(call, tag), True
             return
-        if tag == self._yield_for:
-            self._yield_for = None  # a stop meant for the call before this one
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
             plan = self._split.plan(self._inputs(call), tag)
@@ -243,6 +241,8 @@ class Engine:
         """Whether a stop for `tag` came: its call should pause after this window."""
         if self._yield_for is not None and self._yield_for == tag:
             self._yield_for = None
+            if self._split is not None:
+                self._split.forget(tag)  # the stop is spent: the next run goes ahead
             return True
         return False
 
