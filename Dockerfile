@@ -29,10 +29,13 @@ ARG PIP_NO_INDEX
 COPY pyproject.toml README.md /tmp/src/
 COPY wyoming_kokoro /tmp/src/wyoming_kokoro
 COPY cli /tmp/src/cli
+# The add-on's script that trims the environment in the same layer as pip.
+COPY addon/slim.sh /tmp/slim.sh
 # A virtual environment keeps pip away from the base's own Python packages.
 RUN python3 -m venv /opt/kokoro \
     && pip install /tmp/src \
-    && rm -rf /tmp/src \
+    && /tmp/slim.sh /opt/kokoro \
+    && rm -rf /tmp/src /tmp/slim.sh \
     && useradd --uid 1000 --user-group --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin kokoro \
     && mkdir -p /data \

