@@ -51,6 +51,11 @@ def info(tag: str | None = None, owner: str | None = None) -> dict[str, str]:
         "addon/CHANGELOG.md's newest entry": re.findall(
             r"^## (\S+)", (ROOT / "addon" / "CHANGELOG.md").read_text(encoding="utf-8"), re.M
         )[0],
+        "deploy/kubernetes/kokoro.yaml image tag": re.findall(
+            r"^\s+image: \S+/wyoming-kokoro:(\S+)",
+            (ROOT / "deploy" / "kubernetes" / "kokoro.yaml").read_text(encoding="utf-8"),
+            re.M,
+        )[0],
         "wyoming_kokoro/__init__.py": re.findall(
             r"__version__ = \"([^\"]+)\"",
             (ROOT / "wyoming_kokoro" / "__init__.py").read_text(encoding="utf-8"),
