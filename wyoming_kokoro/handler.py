@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
@@ -30,8 +31,12 @@ from wyoming.tts import (
 from .audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from .scheduler import Scheduler, SynthesisError
 from .utterance import SpokenText, TextTooLong
-from .voices import VoiceError, g2p_language, parse_voice
+from .voices import VoiceError
 from .wire import Limits, ProtocolError, linger_close, read_event
+
+if TYPE_CHECKING:
+    from .catalog import Catalog
+    from .presets import Choice
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -53,6 +58,36 @@ class HandlerConfig:
     # clients, Home Assistant's too, read eagerly, so their close is a FIN, not a
     # reset). On stdio it is normal: a request piped in ends there.
     eof_is_hang_up: bool = True
+    catalog: Catalog | None = None  # voices and presets; wins over info and voice_names
+    volume: float = 1.0  # --volume
+    lead_ms: int = 0  # --lead-silence
+    tail_ms: int = 0  # --tail-silence
+
+    def describe(self) -> Event:
+        """The current `info` (the data dirs are looked at again, cheaply)."""
+        if self.catalog is None:
+            return self.info
+        self.catalog.refresh()
+        return self.catalog.info
+
+    def choose(self, voice: SynthesizeVoice | None) -> Choice:
+        """The voice, preset, speed and language a request asks for; the default
+        voice for a name we do not know (Home Assistant may hold a stale choice)."""
+        from .catalog import Catalog
+
+        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
+        name = voice.name if voice and voice.name else None
+        language = voice.language if voice else None
+        try:
+            return catalog.choose(name, self.speed, language)
+        except VoiceError as err:
+            _LOGGER.warning("%s; speaking with what is known of the request", err)
+        for known_name, known_language in ((name, None), (None, language)):
+            try:
+                return catalog.choose(known_name, self.speed, known_language)
+            except VoiceError:
+                continue
+        return catalog.choose(None, self.speed)
 
 
 class Utterance:
@@ -61,26 +96,19 @@ class Utterance:
     def __init__(self, handler: KokoroHandler, voice: SynthesizeVoice | None) -> None:
         self._handler = handler
         config = handler.config
-        name = voice.name if voice and voice.name else config.default_voice
-        try:
-            spec = parse_voice(name, config.voice_names)
-        except VoiceError as err:
-            # Home Assistant may hold a stale choice: speak rather than fail.
-            _LOGGER.warning("%s; using %s", err, config.default_voice)
-            spec = parse_voice(config.default_voice, config.voice_names)
-        self.voice = str(spec)
-        try:
-            self.lang: str | None = g2p_language(spec, override=voice.language if voice else None)
-        except VoiceError as err:
-            _LOGGER.warning("%s; using the voice's own language", err)
-            self.lang = g2p_language(spec)
+        choice = config.choose(voice)
+        self.voice = choice.voice
+        self.lang: str | None = choice.lang
         self._text = SpokenText(
             handler.scheduler,
             handler.client_id,
             self.voice,
-            config.speed,
+            choice.speed,
             self.lang,
             config.max_text_chars,
+            volume=choice.volume * config.volume,
+            lead_ms=config.lead_ms,
+            tail_ms=config.tail_ms,
         )
         self.sender: asyncio.Task[None] | None = None
 
@@ -205,7 +233,7 @@ class KokoroHandler:
     async def handle_event(self, event: Event) -> bool:
         """Answer one event; False ends the connection."""
         if Describe.is_type(event.type):
-            await self.write(self.config.info)
+            await self.write(self.config.describe())
         elif Ping.is_type(event.type):
             await self.write(Pong(text=event.data.get("text")).event())
         elif SynthesizeStart.is_type(event.type):

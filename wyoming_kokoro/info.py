@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from wyoming.info import Attribution, Info, TtsProgram, TtsVoice
 
 from . import __version__
 from .voices import describe_voice, spoken_locales
 
+if TYPE_CHECKING:
+    from .presets import Preset
+
 _MODEL_ATTRIBUTION = Attribution(name="hexgrad", url="https://huggingface.co/hexgrad/Kokoro-82M")
 
 
-def build_info(voice_names: tuple[str, ...], streaming: bool) -> Info:
-    """One TTS program with every installed voice under the locales it can speak."""
+def build_info(
+    voice_names: tuple[str, ...], streaming: bool, presets: Mapping[str, Preset] | None = None
+) -> Info:
+    """One TTS program with every installed voice under the locales it can speak,
+    and every preset as a voice of its own (Home Assistant lists them alike)."""
     voices = [
         TtsVoice(
             name=name,
@@ -23,6 +32,18 @@ def build_info(voice_names: tuple[str, ...], streaming: bool) -> Info:
             speakers=None,
         )
         for name in voice_names
+    ]
+    voices += [
+        TtsVoice(
+            name=preset.name,
+            description=preset.title,
+            attribution=_MODEL_ATTRIBUTION,
+            installed=True,
+            version="1.0",
+            languages=preset.locales,
+            speakers=None,
+        )
+        for preset in (presets or {}).values()
     ]
     program = TtsProgram(
         name="kokoro",

@@ -162,6 +162,31 @@ MAX_CALL_TOKENS = Option(
     500,
     addon="max_call_tokens",
 )
+VOLUME = Option(
+    "--volume",
+    "Loudness multiplier on top of the equal loudness of every voice (1.0 = -20 LUFS); "
+    "peaks are limited, never clipped.",
+    "float",
+    1.0,
+    0.0,
+    4.0,
+)
+LEAD_SILENCE = Option(
+    "--lead-silence",
+    "Milliseconds of silence before the speech of each request (speakers that wake late).",
+    "int",
+    0,
+    0,
+    5000,
+)
+TAIL_SILENCE = Option(
+    "--tail-silence",
+    "Milliseconds of silence after the speech of each request (speakers that cut the end).",
+    "int",
+    0,
+    0,
+    5000,
+)
 DOWNLOAD = Option(
     "--download",
     "Fetch the upstream model and voices into the first data dir if missing, verified.",
@@ -182,6 +207,9 @@ SHARED = (
     THREADS,
     NO_NORMALIZE,
     MAX_CALL_TOKENS,
+    VOLUME,
+    LEAD_SILENCE,
+    TAIL_SILENCE,
     DOWNLOAD,
     DOWNLOAD_URL,
     DEBUG,

@@ -16,14 +16,15 @@ from urllib.parse import urlparse
 from wyoming.error import Error
 from wyoming.event import async_write_event
 
+from .catalog import Catalog
 from .g2p import load_lexicons
 from .handler import HandlerConfig, KokoroHandler
-from .info import build_info
 from .models.assets import Assets, resolve
+from .presets import load_presets
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
 from .split import start_build
-from .voices import default_voice, parse_voice
+from .voices import default_voice
 from .wire import MAX_HEADER_BYTES, Limits, linger_close
 from .worker import WorkerConfig
 
@@ -52,7 +53,9 @@ async def serve(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT."""
     assets = _prepare_assets(settings)
     voice = settings.voice or default_voice(assets.voice_names)
-    parse_voice(voice, assets.voice_names)  # a bad default is a start-up error
+    presets = load_presets(settings.data_dirs, assets.voice_names)
+    catalog = Catalog(assets.voice_names, presets, voice, settings.streaming)
+    catalog.choose(voice, settings.speed)  # a bad default (voice or preset) is a start-up error
     worker_config = WorkerConfig(
         assets=assets,
         threads=settings.effective_threads,
@@ -67,7 +70,7 @@ async def serve(settings: Settings) -> None:
     )
     scheduler = Scheduler(worker_config, options)
     config = HandlerConfig(
-        info=build_info(assets.voice_names, settings.streaming).event(),
+        info=catalog.info,
         voice_names=assets.voice_names,
         default_voice=voice,
         speed=settings.speed,
@@ -75,6 +78,10 @@ async def serve(settings: Settings) -> None:
         limits=Limits(max_data_bytes=settings.max_text_chars * 4 + 4096),
         idle_seconds=settings.connection_timeout,
         eof_is_hang_up=not settings.uri.startswith("stdio:"),
+        catalog=catalog,
+        volume=settings.volume,
+        lead_ms=settings.lead_silence,
+        tail_ms=settings.tail_silence,
     )
     client_ids = itertools.count(1)
     handlers: set[asyncio.Task[None]] = set()
@@ -104,7 +111,7 @@ async def serve(settings: Settings) -> None:
         from .http import start_http
 
         http = await start_http(
-            settings, scheduler, assets.voice_names, voice, lambda: next(client_ids)
+            settings, scheduler, assets.voice_names, voice, lambda: next(client_ids), catalog
         )
     server, port = await _listen(settings.uri, on_connect, stop)
     discovery = None

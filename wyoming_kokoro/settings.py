@@ -37,6 +37,9 @@ class Settings:
     max_connections: int = o.MAX_CONNECTIONS.default
     normalize: bool = True
     max_call_tokens: int = o.MAX_CALL_TOKENS.default
+    volume: float = o.VOLUME.default  # times the equal loudness of every voice
+    lead_silence: int = o.LEAD_SILENCE.default  # ms before each request's speech
+    tail_silence: int = o.TAIL_SILENCE.default  # ms after it
     decode: str = o.DECODE.default  # windows | whole: how a listener's first call is decoded
     # The OpenAI-compatible HTTP side (wyoming_kokoro/http/), off unless a URI is given
     http: str | None = None  # e.g. tcp://0.0.0.0:8880

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 
+from .audio import SAMPLE_RATE, SAMPLE_WIDTH
+from .loudness import with_volume
 from .scheduler import Job, Scheduler
 from .text import SentenceStream
 
@@ -34,15 +36,22 @@ class SpokenText:
         speed: float,
         lang: str | None,
         max_chars: int,
+        *,
+        volume: float = 1.0,
+        lead_ms: int = 0,
+        tail_ms: int = 0,
     ) -> None:
         self._scheduler = scheduler
         self._client = client_id
-        self._voice = voice
+        self._voice = with_volume(voice, volume)
         self._speed = speed
         self._lang = lang
         self._max_chars = max_chars
+        self._lead = silence_bytes(lead_ms)
+        self._tail = silence_bytes(tail_ms)
         self._stream = SentenceStream(lang or "en")
-        self._jobs: asyncio.Queue[Job | None] = asyncio.Queue()
+        # Jobs in the order of the text; bytes are silence said between them (SSML breaks).
+        self._jobs: asyncio.Queue[Job | bytes | None] = asyncio.Queue()
         self._chars = 0
         self.pieces = 0  # jobs submitted so far
 
@@ -79,7 +88,24 @@ class SpokenText:
             self._jobs.put_nowait(self._scheduler.submit(job))
 
     async def audio(self) -> AsyncGenerator[bytes, None]:
-        """PCM blocks of every piece, in the order of the text; raises SynthesisError."""
-        while (job := await self._jobs.get()) is not None:
-            async for pcm in job.audio():
-                yield pcm
+        """PCM blocks of every piece, in the order of the text; raises SynthesisError.
+
+        The lead silence goes out with the first block (so a speaker that wakes on
+        sound hears it first), the tail silence after the last.
+        """
+        lead = self._lead
+        while (item := await self._jobs.get()) is not None:
+            if isinstance(item, bytes):
+                yield lead + item
+                lead = b""
+                continue
+            async for pcm in item.audio():
+                yield lead + pcm
+                lead = b""
+        if self._tail:
+            yield self._tail
+
+
+def silence_bytes(ms: float) -> bytes:
+    """s16le silence of `ms` milliseconds, made without numpy (the server has none)."""
+    return bytes(int(ms * SAMPLE_RATE / 1000) * SAMPLE_WIDTH)

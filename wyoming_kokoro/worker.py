@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from .loudness import Leveler, apply_gain, for_voices_file, split_volume
 from .models.assets import Assets
 from .options import DECODE, MAX_CALL_TOKENS
 from .protocol import (
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .engine import Call, Engine
+    from .voices import VoiceSpec
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
@@ -62,6 +64,7 @@ class WorkerConfig:
     max_call_tokens: int = MAX_CALL_TOKENS.default
     decode: str = DECODE.default
     debug: bool = False
+    level: bool = True  # bring every voice to the same loudness (loudness.py)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -86,7 +89,7 @@ class WorkerConfig:
 class _Worker:
     """The engine and the pieces it is part-way through."""
 
-    def __init__(self, engine: Engine, stdout: BinaryIO) -> None:
+    def __init__(self, engine: Engine, stdout: BinaryIO, leveler: Leveler | None = None) -> None:
         from wyoming.event import write_event
 
         self._write = write_event
@@ -94,6 +97,8 @@ class _Worker:
         self._stdout = stdout
         # What each piece still has to say: calls, or a call part-way through its windows.
         self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool]]]] = {}
+        self._leveler = leveler
+        self._levels: dict[int, tuple[VoiceSpec, float]] = {}  # piece → its voice and volume
 
     def send(self, message: Message) -> None:
         self._write(message.event(), self._stdout)
@@ -102,13 +107,16 @@ class _Worker:
     def handle(self, message: Message) -> None:
         if isinstance(message, Drop):
             self._plans.pop(message.id, None)
+            self._levels.pop(message.id, None)
             return
         if not isinstance(message, (Piece, Next)):
             return
         job_id = message.id
         try:
             if isinstance(message, Piece):
-                voice = self._engine.voice(message.voice)
+                name, volume = split_volume(message.voice)
+                voice = self._engine.voice(name)
+                self._levels[job_id] = (voice, volume)
                 plan = self._engine.plan(
                     message.text, voice, message.speed, message.lang, quick_start=message.first
                 )
@@ -127,6 +135,7 @@ class _Worker:
             )
             _LOGGER.debug("Piece %s failed", job_id, exc_info=True)
             self._plans.pop(job_id, None)
+            self._levels.pop(job_id, None)
             reply = Failed(job_id, str(err) or type(err).__name__)
         self.send(reply)
 
@@ -145,9 +154,10 @@ class _Worker:
             try:
                 for count, (audio, last) in enumerate(windows, 1):
                     if last:  # the call's last audio goes with its answer, as for whole calls
-                        pcm = audio.tobytes()
+                        pcm = self._leveled(job_id, audio)
                         break
-                    self.send(Audio(job_id, more=True, pcm=audio.tobytes(), window=True))
+                    window = self._leveled(job_id, audio)
+                    self.send(Audio(job_id, more=True, pcm=window, window=True))
                     if self._engine.yield_to_others(job_id):
                         # Someone else needs the model now: the rest of this call
                         # follows, from the next window, at this piece's next turn.
@@ -160,7 +170,17 @@ class _Worker:
                 _LOGGER.debug("Call of piece %s interrupted", job_id)
         if not calls:
             del self._plans[job_id]
+            self._levels.pop(job_id, None)
         return Audio(job_id, more=bool(calls), pcm=pcm)
+
+    def _leveled(self, job_id: int, audio: np.ndarray) -> bytes:
+        """The audio as it leaves the worker: at the voice's level, times the volume."""
+        voice, volume = self._levels.get(job_id, (None, 1.0))
+        gain = volume
+        if self._leveler is not None and voice is not None:
+            self._leveler.observe(voice, audio)
+            gain *= self._leveler.gain(voice)
+        return apply_gain(audio, gain).tobytes()
 
 
 def _read_setup(stdin: BinaryIO) -> Setup | None:
@@ -220,7 +240,8 @@ def serve(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
         engine = Engine(config.assets, options, loading)
         if setup.warm_up:
             engine.warm_up()
-        worker = _Worker(engine, stdout)
+        leveler = for_voices_file(config.assets.voices) if config.level else None
+        worker = _Worker(engine, stdout, leveler)
     except (AssetError, OSError, ValueError) as err:
         write_event(Fatal(str(err)).event(), stdout)
         stdout.flush()

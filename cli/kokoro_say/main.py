@@ -14,13 +14,13 @@ import click
 from wyoming_kokoro import __version__, options
 from wyoming_kokoro.g2p import load_lexicons
 from wyoming_kokoro.models.assets import AssetError, default_data_dir, resolve
+from wyoming_kokoro.presets import Preset, choose, load_presets
 from wyoming_kokoro.voices import (
     CATALOG,
     G2P_LANGUAGES,
     VoiceError,
     default_voice,
     describe_voice,
-    parse_voice,
 )
 
 from .output import AudioSink, available_formats, format_for
@@ -45,7 +45,7 @@ def _read_text(text: str | None, file: str | None) -> str:
     return text
 
 
-def _list_voices(installed: tuple[str, ...]) -> None:
+def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None:
     rows = [(v.name, v.language.locale, v.gender, v.grade, v.name in installed) for v in CATALOG]
     rows += [
         (n, describe_voice(n).language.locale, describe_voice(n).gender, "", True)
@@ -55,6 +55,14 @@ def _list_voices(installed: tuple[str, ...]) -> None:
     click.echo(f"{'name':<16}{'language':<10}{'gender':<8}{'grade':<7}installed")
     for name, locale, gender, grade, have in sorted(rows, key=lambda r: (not r[4], r[0])):
         click.echo(f"{name:<16}{locale:<10}{gender:<8}{grade:<7}{'yes' if have else 'no'}")
+    if presets:
+        click.echo(f"\n{'preset':<16}{'languages':<19}{'speed':<7}{'volume':<8}voice")
+        for preset in presets.values():
+            speed = "" if preset.speed is None else f"{preset.speed:g}"
+            click.echo(
+                f"{preset.name:<16}{','.join(preset.locales):<19}{speed:<7}"
+                f"{preset.volume:<8g}{preset.voice}"
+            )
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,6 +122,9 @@ class SayConfig:
     threads: int
     no_normalize: bool
     max_call_tokens: int
+    volume: float
+    lead_silence: int
+    tail_silence: int
     list_voices: bool
     download: str | None
     download_url: str
@@ -147,24 +158,37 @@ def _run(config: SayConfig) -> None:
             return
     assets = resolve(config.model, config.voices, config.data_dirs)
     _LOGGER.debug("Using %s", assets.source)
+    presets = load_presets(config.data_dirs, assets.voice_names)
     if config.list_voices:
-        _list_voices(assets.voice_names)
+        _list_voices(assets.voice_names, presets)
         return
     if not config.output:
         raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
     fmt = format_for(config.output, config.fmt)
     if fmt not in available_formats():
         raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
-    voice = parse_voice(config.voice or default_voice(assets.voice_names), assets.voice_names)
+    # --speed left at its default: a preset's own speed applies
+    asked_speed = config.speed if config.speed != options.SPEED.default else None
+    choice = choose(
+        config.voice or default_voice(assets.voice_names),
+        assets.voice_names,
+        presets,
+        asked_speed or options.SPEED.default,
+    )
+    speed = asked_speed or choice.speed
     text = _read_text(config.text, config.file)
     if not text.strip():
         raise click.ClickException("the text is empty")
 
+    from wyoming_kokoro.audio import silence
     from wyoming_kokoro.engine import Engine, EngineOptions  # heavy: after argument checks
+    from wyoming_kokoro.loudness import apply_gain, for_voices_file
     from wyoming_kokoro.text import split_text
-    from wyoming_kokoro.voices import g2p_language
+    from wyoming_kokoro.voices import g2p_language, parse_voice
 
-    lang = g2p_language(voice, text, config.lang)
+    voice = parse_voice(choice.voice, assets.voice_names)
+    preset_lang = presets[choice.preset].language if choice.preset else None
+    lang = g2p_language(voice, text, config.lang or preset_lang)
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
@@ -176,6 +200,8 @@ def _run(config: SayConfig) -> None:
     if config.threads:  # 0: automatic
         engine_options.threads = config.threads
     engine = Engine(assets, engine_options)
+    leveler = for_voices_file(assets.voices)
+    volume = choice.volume * config.volume
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
     with (
         AudioSink(config.output, fmt) as sink,
@@ -183,12 +209,15 @@ def _run(config: SayConfig) -> None:
             pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
         ) as bar,
     ):
+        sink.write(silence(config.lead_silence / 1000))
         for index, piece in enumerate(bar):
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
             quick = index == 0 and str(config.output) == "-"
-            for pcm in engine.speak(piece, voice, config.speed, lang, quick_start=quick):
-                sink.write(pcm)
+            for pcm in engine.speak(piece, voice, speed, lang, quick_start=quick):
+                leveler.observe(voice, pcm)
+                sink.write(apply_gain(pcm, volume * leveler.gain(voice)))
+        sink.write(silence(config.tail_silence / 1000))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 
 from aiohttp import web
 
+from ..catalog import Catalog
 from ..scheduler import Scheduler
 from ..settings import Settings
 from .app import build_app
@@ -101,6 +102,7 @@ async def start_http(
     voice_names: tuple[str, ...],
     default_voice: str,
     next_client_id: Callable[[], int],
+    catalog: Catalog | None = None,
 ) -> HttpServer:
     """Listen where `settings.http` says (tcp://HOST:PORT)."""
     assert settings.http is not None
@@ -109,7 +111,16 @@ async def start_http(
         raise ValueError(f"{settings.http}: --http needs tcp://HOST:PORT")
     config = SpeechConfig(
         scheduler=scheduler,
-        voices=Voices(voice_names, default_voice, settings.speed, settings.max_text_chars),
+        voices=Voices(
+            voice_names,
+            default_voice,
+            settings.speed,
+            settings.max_text_chars,
+            catalog=catalog,
+            volume=settings.volume,
+            lead_ms=settings.lead_silence,
+            tail_ms=settings.tail_silence,
+        ),
         next_client_id=next_client_id,
         max_streams=settings.max_connections,
         write_timeout=settings.connection_timeout,

@@ -111,8 +111,10 @@ async def health(request: web.Request) -> web.Response:
 
 async def voices(request: web.Request) -> web.Response:
     config = request.app[SPEECH_CONFIG].voices
-    entries = []
-    for name in config.installed:
+    catalog = config.current()
+    catalog.refresh()
+    entries: list[dict[str, object]] = []
+    for name in catalog.voice_names:
         info = describe_voice(name)
         entries.append(
             {
@@ -123,11 +125,25 @@ async def voices(request: web.Request) -> web.Response:
                 "grade": info.grade,
             }
         )
+    for preset in catalog.presets.values():
+        entries.append(
+            {
+                "id": preset.name,
+                "name": preset.title,
+                "language": preset.locales[0],
+                "preset": {
+                    "voice": preset.voice,
+                    "speed": preset.speed,
+                    "volume": preset.volume,
+                    "language": preset.language,
+                },
+            }
+        )
     return web.json_response(
         {
             "voices": entries,  # the shape Open WebUI reads (id, name)
-            "default": config.default,
-            "openai_voices": voice_map(config.installed, config.default),
+            "default": catalog.default_voice,
+            "openai_voices": voice_map(catalog.voice_names, catalog.default_voice),
         }
     )
 

@@ -7,12 +7,17 @@ voice blends such as "af_bella(2)+af_sky(1)".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..loudness import VOLUME_RANGE
 from ..options import SPEED
-from ..voices import VoiceError, g2p_language, parse_voice
+from ..voices import VoiceError
 from .errors import ApiError
 from .voicemap import openai_voice
+
+if TYPE_CHECKING:
+    from ..catalog import Catalog
+    from ..presets import Choice
 
 # Names OpenAI clients send; all speak with the one Kokoro model.
 MODELS = ("kokoro", "tts-1", "tts-1-hd", "gpt-4o-mini-tts")
@@ -27,6 +32,15 @@ class Voices:
     default: str
     speed: float  # the server's --speed: used when a request gives none
     max_text_chars: int
+    catalog: Catalog | None = None  # voices and presets, kept current by the rescan
+    volume: float = 1.0  # --volume
+    lead_ms: int = 0
+    tail_ms: int = 0
+
+    def current(self) -> Catalog:
+        from ..catalog import Catalog
+
+        return self.catalog or Catalog(self.installed, {}, self.default, False)
 
 
 @dataclass(frozen=True)
@@ -37,6 +51,9 @@ class SpeechRequest:
     speed: float
     response_format: str
     model: str
+    volume: float = 1.0  # the preset's volume times volume_multiplier
+    stream_format: str = "audio"
+    preset: str | None = None
 
 
 def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -46,6 +63,26 @@ def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
     if not isinstance(value, str):
         raise ApiError(400, f"'{key}' must be a string", param=key, code="invalid_type")
     return value
+
+
+def _volume(body: dict[str, Any]) -> float:
+    """Kokoro-FastAPI's volume_multiplier (1 = the equal loudness of every voice)."""
+    value = body.get("volume_multiplier")
+    if value is None:
+        return 1.0
+    low, high = VOLUME_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ApiError(
+            400, "'volume_multiplier' must be a number", "volume_multiplier", "invalid_type"
+        )
+    if not low <= value <= high:
+        raise ApiError(
+            400,
+            f"'volume_multiplier' must be between {low:g} and {high:g}",
+            "volume_multiplier",
+            "invalid_value",
+        )
+    return float(value)
 
 
 def _speed(body: dict[str, Any], default: float) -> float:
@@ -63,21 +100,29 @@ def _speed(body: dict[str, Any], default: float) -> float:
     return min(max(float(value), SPEED.low or low), SPEED.high or high)
 
 
-def _voice(body: dict[str, Any], voices: Voices) -> tuple[str, str]:
-    """(canonical voice or blend, reading language)."""
+def _voice(body: dict[str, Any], voices: Voices) -> Choice:
+    """The voice or blend (canonical), or preset, with its speed, volume and language."""
     raw = body.get("voice")
     if isinstance(raw, dict):  # newer OpenAI clients may send {"id": "..."}
         raw = raw.get("id")
     # Absent: the server's default voice (OpenAI requires one; scripts often omit it).
     name = _string({"voice": raw} if raw is not None else {}, "voice", voices.default)
-    mapped = openai_voice(name, voices.installed, voices.default)
+    catalog = voices.current()
+    # A preset of the user's wins over OpenAI's name.
+    mapped = (
+        None
+        if name.strip() in catalog.presets
+        else openai_voice(name, catalog.voice_names, catalog.default_voice)
+    )
     try:
-        spec = parse_voice(mapped or name, voices.installed)
+        choice = catalog.choose(mapped or name, voices.speed)
     except VoiceError as err:
         raise ApiError(400, f"{err}; see GET /v1/audio/voices", "voice", "voice_not_found") from err
     lang = body.get("lang_code") or body.get("language")
+    if not isinstance(lang, str):
+        return choice
     try:
-        return str(spec), g2p_language(spec, override=lang if isinstance(lang, str) else None)
+        return catalog.choose(mapped or name, voices.speed, lang)
     except VoiceError as err:
         raise ApiError(400, str(err), param="lang_code", code="invalid_value") from err
 
@@ -121,20 +166,23 @@ def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
             code="input_too_long",
         )
     stream_format = body.get("stream_format", "audio")
-    if stream_format != "audio":
+    if stream_format not in ("audio", "sse"):
         raise ApiError(
-            400, "only stream_format 'audio' is supported", "stream_format", "invalid_value"
+            400, "stream_format must be 'audio' or 'sse'", "stream_format", "invalid_value"
         )
     # Not a string: refused, rather than silently reading in the voice's own language.
     for key in ("lang_code", "language"):
         if body.get(key) is not None and not isinstance(body[key], str):
             raise ApiError(400, f"'{key}' must be a string", param=key, code="invalid_type")
-    voice, lang = _voice(body, voices)
+    choice = _voice(body, voices)
     return SpeechRequest(
         text=text,
-        voice=voice,
-        lang=lang,
-        speed=_speed(body, voices.speed),
+        voice=choice.voice,
+        lang=choice.lang,
+        speed=_speed(body, choice.speed),
         response_format=_string(body, "response_format", "mp3").lower(),
         model=model,
+        volume=choice.volume * _volume(body),
+        stream_format=stream_format,
+        preset=choice.preset,
     )

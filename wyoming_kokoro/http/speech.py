@@ -126,6 +126,9 @@ async def _stream(
             speech_request.speed,
             speech_request.lang,
             config.voices.max_text_chars,
+            volume=speech_request.volume * config.voices.volume,
+            lead_ms=config.voices.lead_ms,
+            tail_ms=config.voices.tail_ms,
         )
         spoken.add_text(speech_request.text)
         spoken.finish()
