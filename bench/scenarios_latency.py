@@ -20,7 +20,7 @@ import numpy as np
 import seams
 import texts
 from client import VOICE, Server, request
-from scenarios_core import LANG, load_engine
+from scenarios_core import LANG, kokoro_onnx, load_engine
 from server_process import children
 
 Result = dict[str, Any]
@@ -31,12 +31,13 @@ def _median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def _create_time(engine: Any, text: str, reps: int) -> float:
+def _create_time(text: str, reps: int) -> float:
     """Median seconds of one kokoro-onnx `create()` of `text` (model loaded, warm)."""
     times = []
+    kokoro = kokoro_onnx()
     for _ in range(reps):
         started = time.monotonic()
-        engine._kokoro.create(text, voice=VOICE, lang=LANG)
+        kokoro.create(text, voice=VOICE, lang=LANG)
         times.append(time.monotonic() - started)
     return _median(times)
 
@@ -80,7 +81,6 @@ def cold_start(quick: bool) -> Result:
         for variant in ("", "prefork_")
         for mode in ("synth", "stream")
     }
-    engine = load_engine()
     return {
         "text": DOOR,
         "rounds": rounds,
@@ -88,7 +88,7 @@ def cold_start(quick: bool) -> Result:
         **deltas,
         "all": runs,
         "engine_ready_s": _median(loads),
-        "kokoro_create": _create_time(engine, DOOR, 5),
+        "kokoro_create": _create_time(DOOR, 5),
     }
 
 
@@ -136,7 +136,7 @@ def first_phrase(quick: bool) -> Result:
 
     from wyoming_kokoro.phrases import first_phrase as head_cut
 
-    engine = load_engine()
+    engine = load_engine("whole")  # phrase cuts are how whole calls start early
     spec = engine.voice(VOICE)
     recognizer = judge()  # Whisper base (tests/judge.py); RESULTS.md's C3 predates it
     sets = [("phrase", s) for s in texts.HELD_OUT] + [
@@ -206,8 +206,7 @@ def wyoming_bench(quick: bool) -> Result:
     rounds = 2 if quick else 5
     # This VM's speed drifts by up to a quarter between minutes: kokoro-onnx on one
     # sentence before, between and after the two runs shows how it moved.
-    engine = load_engine()
-    probes = [_create_time(engine, DOOR, 3)]
+    probes = [_create_time(DOOR, 3)]
     with Server("--idle-timeout", "600") as server:
         port = server.port
         asyncio.run(request(server.uri, DOOR, False))  # the worker is loaded: "warm"
@@ -228,9 +227,9 @@ def wyoming_bench(quick: bool) -> Result:
                 unique=True,
             )
         )
-        probes.append(_create_time(engine, DOOR, 3))
+        probes.append(_create_time(DOOR, 3))
         paired, paired_first = asyncio.run(_paired_totals(port, list(DEFAULT_TEXTS), rounds))
-        probes.append(_create_time(engine, DOOR, 3))
+        probes.append(_create_time(DOOR, 3))
     modes: Result = {}
     for mode in ("non_streaming", "streaming"):
         ok = [m for m in measured if m.mode == mode and m.ok]
@@ -247,7 +246,7 @@ def wyoming_bench(quick: bool) -> Result:
                 for text in DEFAULT_TEXTS
             },
         }
-    create = [_create_time(engine, text, 3) for text in DEFAULT_TEXTS]
+    create = [_create_time(text, 3) for text in DEFAULT_TEXTS]
     return {
         "rounds": rounds,
         "modes": modes,

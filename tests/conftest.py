@@ -43,14 +43,27 @@ class Direct:
         self._engine, self._ear, self._cache = engine, ear, cache
         self._heard: dict[tuple[str, str, str, float], str] = {}
         # The judge and the model are pinned; a new kokoro-onnx gets new entries.
-        self._version = f"kokoro-onnx {version('kokoro-onnx')}"
+        self._version = f"kokoro-onnx {version('kokoro-onnx')}, whole graph"
         self._g2ps: dict[str, Any] = {}
+        self._plain: Any = None
+
+    def kokoro(self) -> Any:
+        """A kokoro-onnx `Kokoro` of its own on the whole model file: never the engine's,
+        which may hold only the cut model's first part."""
+        if self._plain is None:
+            from kokoro_onnx import Kokoro
+
+            from wyoming_kokoro.models.assets import prepare_model, resolve
+
+            assets = resolve(None, None, [])
+            self._plain = Kokoro(str(prepare_model(assets)), str(assets.voices))
+        return self._plain
 
     def audio(
         self, text: str, voice: str = "jm_kumo", language: str = "en", speed: float = 1.0
     ) -> np.ndarray:
         """The model's own float audio at 24 kHz."""
-        kokoro = self._engine._kokoro
+        kokoro = self.kokoro()
         style = self._engine._style(self._engine.voice(voice))
         if language in ("ja", "zh"):
             phonemes = self._g2p(language)(text)

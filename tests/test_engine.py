@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from audio_distance import log_mel_distance
 
 from wyoming_kokoro.audio import SAMPLE_RATE
 from wyoming_kokoro.g2p import Phonemizer
@@ -152,3 +153,26 @@ def test_quick_start_plans_the_opening_phrase_as_its_own_call(whole_engine) -> N
     assert len(engine.plan(text, spec, lang="en-us")) == 1
     # A short sentence with no place to breathe is one call either way.
     assert len(engine.plan("Someone is at the front door.", spec, quick_start=True)) == 1
+
+
+def test_the_direct_baseline_is_the_whole_model(engine, direct) -> None:
+    # Every audio test is judged against kokoro-onnx itself: that must be real audio
+    # from the whole graph, the same the engine decodes for the same phonemes.
+    spec = engine.voice("jm_kumo")
+    call = engine.plan("The kitchen light is on.", spec)[0]
+    kokoro = direct.kokoro()
+    audio, rate = kokoro.create(
+        call.phonemes, voice=engine._style(spec), is_phonemes=True, trim=True
+    )
+    assert rate == 24000 and audio.ndim == 1
+    ours = engine.run(call).astype(np.float32) / 32768
+    assert log_mel_distance(audio, ours[: len(audio)]) < 0.5
+    assert abs(len(ours) - len(audio)) < 0.5 * 24000  # ours adds only the sentence pause
+
+
+def test_the_engine_refuses_whole_graph_calls_it_cannot_make(engine) -> None:
+    # With the cut model loaded, kokoro-onnx in the engine holds the plan part only.
+    if engine._split is None:
+        pytest.skip("the cut model is not loaded")
+    with pytest.raises(RuntimeError, match="whole graph is not loaded"):
+        engine._kokoro.create("Hi.", voice="jm_kumo", lang="en-us")

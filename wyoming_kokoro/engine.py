@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +54,13 @@ class Call:
     windowed: bool = False  # a listener waits for it: decode it in windows
 
 
+class _PlanOnly:
+    """Stands in for the whole graph in kokoro-onnx when only the cut model is loaded."""
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the whole graph is not loaded: decode through the cut model")
+
+
 class Engine:
     """A loaded Kokoro model with its voices."""
 
@@ -79,7 +87,9 @@ class Engine:
         self._kokoro = loading.result()
         self._split: SplitModel | None = loading.split_model
         self._session = Interruptible(self._kokoro.sess)
-        self._kokoro.sess = self._session
+        # With the cut model loaded, kokoro-onnx holds the plan part only (for its
+        # tokenizer and voices): its create() must fail loudly, not return features.
+        self._kokoro.sess = self._session if self._split is None else _PlanOnly()
         self._yield_for: object = None  # a job that should let others go at its next window
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
