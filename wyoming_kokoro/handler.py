@@ -30,7 +30,9 @@ from wyoming.tts import (
 
 from .audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from .scheduler import Scheduler, SynthesisError
-from .utterance import SpokenText, TextTooLong
+from .ssml import SsmlError, is_ssml
+from .ssml import parse as parse_ssml
+from .utterance import SpokenText, TextTooLong, ssml_voicing
 from .voices import VoiceError
 from .wire import Limits, ProtocolError, linger_close, read_event
 
@@ -70,6 +72,13 @@ class HandlerConfig:
         self.catalog.refresh()
         return self.catalog.info
 
+    def choose_strict(self, name: str) -> Choice:
+        """A voice, blend or preset by name (VoiceError if none): SSML's <voice>."""
+        from .catalog import Catalog
+
+        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
+        return catalog.choose(name, self.speed)
+
     def choose(self, voice: SynthesizeVoice | None) -> Choice:
         """The voice, preset, speed and language a request asks for; the default
         voice for a name we do not know (Home Assistant may hold a stale choice)."""
@@ -93,10 +102,18 @@ class HandlerConfig:
 class Utterance:
     """Text in, ordered audio out, for one audio-start … audio-stop."""
 
-    def __init__(self, handler: KokoroHandler, voice: SynthesizeVoice | None) -> None:
+    def __init__(
+        self, handler: KokoroHandler, voice: SynthesizeVoice | None, ssml: bool | None = None
+    ) -> None:
         self._handler = handler
         config = handler.config
         choice = config.choose(voice)
+        self._choice = choice
+        # SSML: asked for with text_format, or text that opens with "<" (decided once
+        # all of it is in: SSML is spoken when complete, a document is parsed whole).
+        self._ssml = ssml
+        self._asked_ssml = ssml is True
+        self._held: list[str] = []
         self.voice = choice.voice
         self.lang: str | None = choice.lang
         self._text = SpokenText(
@@ -120,12 +137,44 @@ class Utterance:
 
     async def add_text(self, text: str) -> None:
         try:
+            if self._ssml is None:
+                head = ("".join(self._held) + text).lstrip()
+                if head:  # decided by the first character that is not a space
+                    self._ssml = head.startswith("<")
+                    if not self._ssml:
+                        self._held = []
+            if self._ssml is not False:
+                self._text.count(text)
+                self._held.append(text)
+                return
             await self._text.add_text_async(text)
         except TextTooLong as err:
             raise ProtocolError(str(err)) from None
 
+    async def _speak_held(self) -> None:
+        """The held text: an SSML document, or plain text that merely began with "<"."""
+        text, self._held = "".join(self._held), []
+        if not text:
+            return
+        if not is_ssml(text):
+            if self._ssml is True and self._asked_ssml:
+                raise ProtocolError("text_format is ssml, but the text is not a <speak> document")
+            pieces = await asyncio.to_thread(self._text.plan_text, text)
+            self._text.submit(pieces)
+            return
+        config = self._handler.config
+        voicing = ssml_voicing(lambda name: config.choose_strict(name), self._choice, config.volume)
+        try:
+            planned = await asyncio.to_thread(
+                lambda: self._text.plan_ssml(parse_ssml(text), voicing)
+            )
+        except SsmlError as err:
+            raise ProtocolError(str(err)) from None
+        self._text.submit(planned)
+
     async def finish(self) -> None:
         """All text is in: wait until its audio has been sent, with audio-stop."""
+        await self._speak_held()
         self._text.finish()
         assert self.sender is not None
         await self.sender
@@ -242,7 +291,7 @@ class KokoroHandler:
                 raise ProtocolError("synthesize-start while a stream is already open")
             # Text is on its way: a cold worker starts loading while the LLM writes it.
             self.scheduler.prepare()
-            self._streaming = Utterance(self, voice)
+            self._streaming = Utterance(self, voice, _ssml_asked(event))
             await self._streaming.begin()
         elif SynthesizeChunk.is_type(event.type):
             text = _text_of(event)
@@ -260,7 +309,7 @@ class KokoroHandler:
             text, voice = _text_of(event), _voice_of(event)
             if self._streaming is not None:
                 return True  # the streamed text again "for compatibility": already spoken
-            utterance = Utterance(self, voice)
+            utterance = Utterance(self, voice, _ssml_asked(event))
             await utterance.begin()
             await utterance.add_text(text)
             await self._wait(utterance)
@@ -304,6 +353,16 @@ def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bo
     if error is None:
         return eof_is_hang_up and incoming.result() is None
     return isinstance(error, (ConnectionError, asyncio.IncompleteReadError))
+
+
+def _ssml_asked(event: Event) -> bool | None:
+    """True for text_format "ssml"; None (decide from the text) otherwise."""
+    text_format = event.data.get("text_format")
+    if text_format is not None and not isinstance(text_format, str):
+        raise ProtocolError("'text_format' must be a string")
+    if text_format not in (None, "text", "ssml"):
+        raise ProtocolError(f"text_format {text_format!r}: use text or ssml")
+    return True if text_format == "ssml" else None
 
 
 def _text_of(event: Event) -> str:

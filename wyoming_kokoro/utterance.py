@@ -9,12 +9,24 @@ back in the order of the text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING
 
 from .audio import SAMPLE_RATE, SAMPLE_WIDTH
 from .loudness import with_volume
+from .options import SPEED
 from .scheduler import Job, Scheduler
+from .ssml import Pause, Segment, SsmlError, Style
 from .text import SentenceStream
+from .voices import VoiceError, reading_language_of
+
+if TYPE_CHECKING:
+    from .presets import Choice
+
+# What a job is spoken with: the voice (carrying its volume), speed and language.
+Voicing = tuple[str, float, str | None]
+# Text pieces and the voicing they are spoken with, or silence (SSML breaks).
+Planned = list[tuple[Voicing, list[str]] | bytes]
 
 # Splitting text this long takes milliseconds of the event loop (bench/text_loop.py):
 # longer texts are split in a thread.
@@ -80,9 +92,51 @@ class SpokenText:
         self._submit(self._stream.finish())
         self._jobs.put_nowait(None)
 
-    def _submit(self, pieces: list[str]) -> None:
+    def plan_text(self, text: str) -> Planned:
+        """Plain text's pieces, planned like `plan_ssml` (may run in a thread)."""
+        return [((self._voice, self._speed, self._lang), self._stream.feed(text))]
+
+    def count(self, text: str) -> None:
+        """Count text towards the limit (TextTooLong past it) without speaking it."""
+        self._count(text)
+
+    def plan_ssml(self, segments: list[Segment], voicing: Callable[[Style], Voicing]) -> Planned:
+        """The pieces of SSML's segments, each with its voicing, and the silences between.
+
+        Touches no queue (it may run in a thread); `submit` queues the plan. A voice
+        change or a break ends the text before it, as a sentence end does.
+        """
+        planned: Planned = []
+        current: Voicing = (self._voice, self._speed, self._lang)
+        stream = self._stream
+        for segment in segments:
+            if isinstance(segment, Pause):
+                planned.append((current, stream.finish()))
+                stream = SentenceStream(current[2] or "en")
+                if segment.ms:
+                    planned.append(silence_bytes(segment.ms))
+                continue
+            wanted = voicing(segment.style)
+            if wanted != current:
+                planned.append((current, stream.finish()))
+                current, stream = wanted, SentenceStream(wanted[2] or "en")
+            planned.append((current, stream.feed(segment.text)))
+        self._stream = stream
+        self._voice, self._speed, self._lang = current
+        return planned
+
+    def submit(self, planned: Planned) -> None:
+        """Queue what `plan_ssml` planned, in its order."""
+        for item in planned:
+            if isinstance(item, bytes):
+                self._jobs.put_nowait(item)
+            else:
+                self._submit(item[1], item[0])
+
+    def _submit(self, pieces: list[str], voicing: Voicing | None = None) -> None:
+        voice, speed, lang = voicing or (self._voice, self._speed, self._lang)
         for piece in pieces:
-            job = Job(self._client, piece, self._voice, self._speed, self._lang)
+            job = Job(self._client, piece, voice, speed, lang)
             job.first = self.pieces == 0  # someone waits for this one: it goes first
             self.pieces += 1
             self._jobs.put_nowait(self._scheduler.submit(job))
@@ -104,6 +158,25 @@ class SpokenText:
                 lead = b""
         if self._tail:
             yield self._tail
+
+
+def ssml_voicing(
+    choose: Callable[[str], Choice], base: Choice, volume: float
+) -> Callable[[Style], Voicing]:
+    """How SSML's styles are spoken: `<voice>` names a voice, blend or preset (`choose`),
+    `<prosody rate>` multiplies its speed, `xml:lang` sets the reading language."""
+
+    def voicing(style: Style) -> Voicing:
+        try:
+            choice = base if style.voice is None else choose(style.voice)
+            lang = reading_language_of(style.lang) if style.lang else choice.lang
+        except VoiceError as err:
+            raise SsmlError(f"in SSML: {err}") from None
+        speed = min(max(choice.speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
+        loudness = choice.volume * style.volume * volume
+        return with_volume(choice.voice, loudness), round(speed, 4), lang
+
+    return voicing
 
 
 def silence_bytes(ms: float) -> bytes:

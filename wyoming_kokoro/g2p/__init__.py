@@ -158,6 +158,20 @@ class Phonemizer:
         return lambda text: self._espeak(text, lang)
 
     def __call__(self, text: str, lang: str) -> str:
+        from .inline import split
+
+        parts = split(text)
+        if len(parts) == 1 and not parts[0][1]:
+            return self._words(text, lang)
+        # Phonemes from SSML go in as written; the text around them is read as usual.
+        said = [
+            part.strip() if is_phonemes else self._words(part, lang) for part, is_phonemes in parts
+        ]
+        return " ".join(p for p in said if p)
+
+    def _words(self, text: str, lang: str) -> str:
+        if not text.strip():
+            return ""
         backend = self._backend(lang, text)
         if self._pattern is None:
             return backend(text).strip()

@@ -9,6 +9,8 @@ away — or stops reading — has its waiting pieces dropped from the queue.
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
 import json
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -16,8 +18,11 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from ..presets import Choice
 from ..scheduler import Scheduler, SynthesisError
-from ..utterance import SpokenText
+from ..ssml import SsmlError, is_ssml
+from ..ssml import parse as parse_ssml
+from ..utterance import SpokenText, ssml_voicing
 from .encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
 from .errors import ApiError, without_paths
 from .request import SpeechRequest, Voices, parse_speech
@@ -130,7 +135,7 @@ async def _stream(
             lead_ms=config.voices.lead_ms,
             tail_ms=config.voices.tail_ms,
         )
-        spoken.add_text(speech_request.text)
+        await _add_input(spoken, speech_request, config)
         spoken.finish()
         audio = spoken.audio()
         if spoken.pieces == 0:
@@ -148,16 +153,27 @@ async def _stream(
                 f"speech synthesis is unavailable: {without_paths(str(err))}",
                 code="unavailable",
             ) from err
+        sse = speech_request.stream_format == "sse"
         response = web.StreamResponse(
             headers={
-                "Content-Type": _content_type(speech_request.response_format),
+                "Content-Type": "text/event-stream"
+                if sse
+                else _content_type(speech_request.response_format),
                 "X-Kokoro-Voice": speech_request.voice,
                 "Cache-Control": "no-store",
             }
         )
         response.enable_chunked_encoding()
         await response.prepare(request)
-        await _send(request, response, encoder, first, audio, config.write_timeout)
+        await _send(
+            request,
+            response,
+            encoder,
+            first,
+            audio,
+            config.write_timeout,
+            len(speech_request.text) if sse else None,
+        )
         _LOGGER.info(
             "HTTP client %d: %d pieces spoken as %s with %s",
             client,
@@ -173,6 +189,30 @@ async def _stream(
             await audio.aclose()
 
 
+async def _add_input(spoken: SpokenText, speech: SpeechRequest, config: SpeechConfig) -> None:
+    """Queue the input's pieces: plain text, or an SSML document (parsed in a thread)."""
+    if not is_ssml(speech.text):
+        spoken.add_text(speech.text)
+        return
+    catalog = config.voices.current()
+    base = Choice(speech.voice, speech.speed, speech.volume, speech.lang, speech.preset)
+    voicing = ssml_voicing(
+        lambda name: catalog.choose(name, config.voices.speed), base, config.voices.volume
+    )
+    spoken.count(speech.text)
+    try:
+        planned = await asyncio.to_thread(
+            lambda: spoken.plan_ssml(parse_ssml(speech.text), voicing)
+        )
+    except SsmlError as err:
+        raise ApiError(400, str(err), param="input", code="invalid_ssml") from None
+    spoken.submit(planned)
+
+
+def _sse(event: dict[str, object]) -> bytes:
+    return b"data: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
+
+
 async def _send(
     request: web.Request,
     response: web.StreamResponse,
@@ -180,10 +220,18 @@ async def _send(
     first: bytes,
     audio: AsyncIterator[bytes],
     timeout: float,
+    sse_chars: int | None = None,
 ) -> None:
+    """Encoded audio as the body, or (sse_chars given) as OpenAI's SSE events."""
+
     async def write(data: bytes) -> None:
         if not data:
             return
+        if sse_chars is not None:
+            data = _sse({"type": "speech.audio.delta", "audio": base64.b64encode(data).decode()})
+        await send(data)
+
+    async def send(data: bytes) -> None:
         try:
             await asyncio.wait_for(response.write(data), timeout)
         except asyncio.TimeoutError:
@@ -206,10 +254,19 @@ async def _send(
             await write(await encode(pcm))
         tail = await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
         await write(tail)
+        if sse_chars is not None:
+            # Kokoro counts no tokens: the input's characters stand in for them.
+            usage = {"input_tokens": sse_chars, "output_tokens": 0, "total_tokens": sse_chars}
+            await send(_sse({"type": "speech.audio.done", "usage": usage}))
         await response.write_eof()
     except SynthesisError as err:
-        # The status is sent: all a client can be told now is a cut-off body.
         _LOGGER.warning("Speech failed mid-stream: %s", err)
+        if sse_chars is not None:  # an event stream can still say so
+            with contextlib.suppress(ConnectionError):
+                await send(_sse({"type": "error", "error": {"message": without_paths(str(err))}}))
+                await response.write_eof()
+                return
+        # The status is sent: all a client can be told now is a cut-off body.
         if request.transport is not None:
             request.transport.abort()
     except ConnectionError as err:

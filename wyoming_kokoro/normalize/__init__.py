@@ -48,6 +48,13 @@ def _prepare(text: str) -> str:
 
 
 def normalize(text: str, lang: str = "en-us") -> str:
+    """`normalize_text`, stepping over phonemes written into the text (SSML)."""
+    from ..g2p.inline import keep_phonemes
+
+    return keep_phonemes(text, lambda part: normalize_text(part, lang))
+
+
+def normalize_text(text: str, lang: str = "en-us") -> str:
     """Turn written text into speakable words for ``lang`` (an espeak-style code).
 
     Handles en-us, en-gb (also en-gb-x-rp and the like), es, fr-fr, it, pt-br, hi, ja
