@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
 import signal
@@ -21,6 +22,7 @@ from .g2p import load_lexicons
 from .handler import HandlerConfig, KokoroHandler
 from .models.assets import Assets, resolve
 from .presets import load_presets
+from .rescan import Rescanner
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
 from .split import start_build
@@ -69,6 +71,14 @@ async def serve(settings: Settings) -> None:
         settings.idle_timeout, settings.min_free_mb, prefork=settings.prefork
     )
     scheduler = Scheduler(worker_config, options)
+    rescanner = Rescanner(
+        settings.data_dirs,
+        catalog,
+        worker_config.lexicon,
+        lambda: resolve(settings.model, settings.voices, list(settings.data_dirs)),
+        lambda found: _use_assets(scheduler, found),
+    )
+    catalog.refresh = rescanner.refresh
     config = HandlerConfig(
         info=catalog.info,
         voice_names=assets.voice_names,
@@ -134,6 +144,18 @@ async def serve(settings: Settings) -> None:
             cutting.cancel()
             await asyncio.gather(cutting, return_exceptions=True)
         await scheduler.stop()
+
+
+def _use_assets(scheduler: Scheduler, assets: Assets) -> None:
+    """New voices or model files found by a rescan: the next worker burst loads them.
+
+    The scheduler has no public way to change its worker's set-up yet; its config is
+    read afresh at every burst, so replacing it is all a new burst needs.
+    """
+    current: WorkerConfig = scheduler._config
+    if current.assets != assets:
+        scheduler._config = dataclasses.replace(current, assets=assets)
+        _LOGGER.info("The next worker burst uses %s", assets.source)
 
 
 def _stop_on_signals(stop: asyncio.Event) -> None:
