@@ -62,14 +62,16 @@ def kube(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return result
 
 
+def logs(container: str) -> str:
+    result = podman("logs", container, check=False)
+    return result.stdout + result.stderr
+
+
 def wait_ready(timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        logs = podman("logs", CONTAINER, check=False)
-        if "Ready on tcp://0.0.0.0:10200" in logs.stdout + logs.stderr:
-            return
+    while "Ready on tcp://0.0.0.0:10200" not in logs(CONTAINER):
+        assert time.monotonic() < deadline, f"not ready:\n{logs(CONTAINER)[-3000:]}"
         time.sleep(0.5)
-    raise AssertionError(f"not ready:\n{logs.stdout}{logs.stderr}"[-3000:])
 
 
 def http_json(path: str) -> Any:
@@ -120,6 +122,12 @@ def test_kube_play_serves_wyoming_and_http(
         assert podman("healthcheck", "run", CONTAINER, check=False).returncode == 0
         info = asyncio.run(describe())
         assert [p.name for p in info.tts] == ["kokoro"]
+        # Idle: once the background cut of the model (a process of its own) is done.
+        deadline = time.monotonic() + 600
+        while "Cut the model for decoding" not in logs(CONTAINER):
+            assert time.monotonic() < deadline, "the model cut did not finish"
+            time.sleep(1)
+        idle = rss(CONTAINER, "VmRSS")
         # Spoken through both ports, heard by the recognizer.
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
         assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
@@ -130,8 +138,10 @@ def test_kube_play_serves_wyoming_and_http(
         # Server and worker run as the manifest's user, writing only to its volumes.
         running = Container(CONTAINER, images["standalone"])
         assert {uid for uid, _ in process_uids(running).values()} == {1000}
-        rss = podman("exec", CONTAINER, "python3", "-c", RSS_PROBE).stdout.strip()
-        report(f"kube play replica: RSS of its processes after two requests: {rss} MB")
+        report(
+            f"kube play replica: RSS idle {idle} MB; after two requests {rss(CONTAINER, 'VmRSS')}"
+            f" MB, peak {rss(CONTAINER, 'VmHWM')} MB (sum over its processes)"
+        )
     finally:
         podman("pod", "rm", "--force", POD, check=False, timeout=120)
         for volume in ("data", "tmp"):
@@ -139,13 +149,18 @@ def test_kube_play_serves_wyoming_and_http(
 
 
 RSS_PROBE = """
-import os, pathlib
+import os, pathlib, sys
 total = 0
 for p in pathlib.Path('/proc').glob('[0-9]*'):
     if int(p.name) == os.getpid():
         continue
     for line in (p / 'status').read_text().splitlines():
-        if line.startswith('VmRSS:'):
+        if line.startswith(sys.argv[1] + ':'):
             total += int(line.split()[1])
 print(round(total / 1024))
 """
+
+
+def rss(container: str, field: str) -> int:
+    """MB of VmRSS (now) or VmHWM (peak) over the container's processes but the probe."""
+    return int(podman("exec", container, "python3", "-c", RSS_PROBE, field).stdout)
