@@ -85,11 +85,12 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
     page.wait_for_function(
         "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
     )
-    # The browser decodes it: a duration, and playback moves on.
+    # Played while it streamed: playback began with the first chunk, before the end.
+    assert page.evaluate("window.kokoroPlayedAt <= window.kokoroDoneAt")
     page.wait_for_function("document.getElementById('player').readyState >= 2", timeout=20_000)
     duration = page.eval_on_selector("#player", "p => p.duration")
     assert 1.0 < duration < 5.0
-    page.eval_on_selector("#player", "p => { p.muted = true; return p.play(); }")
+    page.eval_on_selector("#player", "p => { p.muted = true; p.currentTime = 0; return p.play(); }")
     page.wait_for_function("document.getElementById('player').currentTime > 0.2", timeout=20_000)
     assert page.get_attribute("#download", "download") == "speech.mp3"
     page.eval_on_selector("#player", "p => p.pause()")
@@ -99,7 +100,8 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
     # What the page plays is what the judge hears.
     encoded = page.evaluate(
         """async () => {
-            const data = await (await fetch(document.getElementById('player').src)).arrayBuffer();
+            const link = document.getElementById('download').href;
+            const data = await (await fetch(link)).arrayBuffer();
             let text = '';
             for (const byte of new Uint8Array(data)) text += String.fromCharCode(byte);
             return btoa(text);

@@ -61,6 +61,36 @@ function update() {
   $("voice-spec").textContent = voiceSpec();
 }
 
+let sourceUrl = null;
+
+// Appends each chunk of the body to a MediaSource the player reads: playback starts
+// with the first chunk. Returns the whole file, for the download link.
+async function playWhileStreaming(response) {
+  const source = new MediaSource();
+  if (sourceUrl) URL.revokeObjectURL(sourceUrl);
+  sourceUrl = URL.createObjectURL(source);
+  $("player").src = sourceUrl;
+  await new Promise((resolve) => source.addEventListener("sourceopen", resolve, { once: true }));
+  const buffer = source.addSourceBuffer("audio/mpeg");
+  const appended = () => new Promise((resolve) => buffer.addEventListener("updateend", resolve, { once: true }));
+  const reader = response.body.getReader();
+  const chunks = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    buffer.appendBuffer(value);
+    await appended();
+    if (chunks.length === 1) {
+      window.kokoroPlayedAt = performance.now();
+      $("player").play().catch(() => {});
+    }
+  }
+  if (source.readyState === "open") source.endOfStream();
+  window.kokoroDoneAt = performance.now();
+  return new Blob(chunks, { type: "audio/mpeg" });
+}
+
 async function speak(event) {
   event.preventDefault();
   if (!$("voice").options.length) await loadVoices();
@@ -85,10 +115,12 @@ async function speak(event) {
       status(await errorText(response), true);
       return;
     }
-    const blob = await response.blob();
+    // mp3 plays while it streams (Media Source Extensions); other formats once complete.
+    const streaming = format === "mp3" && window.MediaSource && MediaSource.isTypeSupported("audio/mpeg");
+    const blob = streaming ? await playWhileStreaming(response) : await response.blob();
     if (audioUrl) URL.revokeObjectURL(audioUrl);
     audioUrl = URL.createObjectURL(blob);
-    $("player").src = audioUrl;
+    if (!streaming) $("player").src = audioUrl;
     $("download").href = audioUrl;
     $("download").download = "speech." + format;
     $("download").hidden = false;
