@@ -16,7 +16,6 @@ silence) are not decoded in windows, but for the last few.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from .graph import (
     TAIL,
     fed_input,
 )
+from .stopping import StopSwitch
 
 _HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
 LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
@@ -51,16 +51,10 @@ class Windows:
     probes: int = 1  # windows decoded with the first, for the statistics
 
 
-class Stopped(RuntimeError):
-    """The plan was stopped from another thread (see `SplitModel.interrupt`)."""
-
-
 class SplitModel:
     """The three parts of the model as onnxruntime sessions."""
 
     def __init__(self, sessions: dict[str, Any], windows: Windows | None = None) -> None:
-        import onnxruntime as ort
-
         self.windows = windows or Windows()
         self.plan_session = sessions[PLAN]
         self._generator = sessions[GENERATOR]
@@ -74,54 +68,19 @@ class SplitModel:
             for value in self._generator.get_inputs()
             if value.name.endswith("/fed")
         }
-        self._options = ort.RunOptions()
-        self._lock = threading.Lock()
-        self._running: object = None
-        self._pending: object = None  # stopped before its run began
-        self._stopped = False
-
-    # -- what another thread can stop: the plan and a whole decode ------------
+        # Stops the plan or a whole decode; windows are not stopped: their caller
+        # lets others go between them.
+        self.switch = StopSwitch()
 
     def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:
-        with self._lock:
-            # A stop that came just before its run began still applies to it.
-            stop = self._pending is not None and self._pending == tag
-            self._running, self._stopped, self._pending = tag, stop, None
-            self._options.terminate = stop
-        try:
-            return session.run(names, feed, self._options)
-        except Exception as err:
-            if self._stopped:
-                raise Stopped("the call was stopped") from err
-            raise
-        finally:
-            with self._lock:
-                self._running = None
-                self._options.terminate = False
+        with self.switch.running(tag) as options:
+            return session.run(names, feed, options)
 
     def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
         """Features, harmonic source, durations and style half for one call."""
         names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
         outputs = self._stoppable(self.plan_session, names, inputs, tag)
         return dict(zip(names, outputs, strict=True))
-
-    def forget(self, tag: object) -> None:
-        """Drop a stop for `tag` that came while no run was stoppable."""
-        with self._lock:
-            if self._pending == tag:
-                self._pending = None
-
-    def interrupt(self, tag: object) -> bool:
-        """Stop the plan or whole decode running for `tag`, if one is (True then).
-
-        Windows are not stopped: their caller lets others go between them."""
-        with self._lock:
-            if self._running is None or self._running != tag:
-                self._pending = tag
-                return False
-            self._stopped = True
-            self._options.terminate = True
-            return True
 
     # -- the generator ---------------------------------------------------------
 

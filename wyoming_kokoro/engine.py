@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 
 from .audio import pause_after, silence, to_pcm16
-from .decoder import SplitModel, Stopped
+from .decoder import SplitModel
 from .g2p import Phonemizer, reading_language
 from .models.assets import Assets, check_file
 from .normalize import normalize
 from .options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from .phrases import opening_phrases
-from .session import Interrupted, Interruptible, ModelLoading
+from .session import ModelLoading
 from .split import ready
+from .stopping import Interrupted, Interruptible
 from .voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 
 _LOGGER = logging.getLogger(__name__)
@@ -90,6 +91,8 @@ class Engine:
         # With the cut model loaded, kokoro-onnx holds the plan part only (for its
         # tokenizer and voices): its create() must fail loudly, not return features.
         self._kokoro.sess = self._session if self._split is None else _PlanOnly()
+        # What stops this model's running call from another thread.
+        self._switch = self._session.switch if self._split is None else self._split.switch
         self._yield_for: object = None  # a job that should let others go at its next window
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
@@ -188,8 +191,7 @@ class Engine:
             return np.concatenate(
                 [pcm for pcm, _ in self.stream(replace(call, windowed=False), tag)]
             )
-        self._session.begin(tag)
-        try:
+        with self._switch.running(tag):
             audio, _ = self._kokoro.create(
                 call.phonemes,
                 voice=self._style(call.voice),
@@ -199,8 +201,6 @@ class Engine:
                 sentence_pause=0.0,
                 clause_pause=0.0,
             )
-        finally:
-            self._session.end()
         pause = silence(pause_after(call.phonemes) / call.speed)
         return np.concatenate([to_pcm16(audio), pause])
 
@@ -235,9 +235,9 @@ class Engine:
                 self._yield_for = None  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(audio), pause]), True
                 return
-        except Stopped as err:
+        except Interrupted:
             self._yield_for = None
-            raise Interrupted(str(err)) from err
+            raise
         for index, (audio, last) in enumerate(self._split.windowed(plan)):
             if index == 0:  # the silence before the first sound, as the whole call trims it
                 audio = audio[int(trim(audio)[1][0]) :]
@@ -251,8 +251,7 @@ class Engine:
         """Whether a stop for `tag` came: its call should pause after this window."""
         if self._yield_for is not None and self._yield_for == tag:
             self._yield_for = None
-            if self._split is not None:
-                self._split.forget(tag)  # the stop is spent: the next run goes ahead
+            self._switch.forget(tag)  # the stop is spent: the next run goes ahead
             return True
         return False
 
@@ -263,8 +262,7 @@ class Engine:
         """
         if self._split is not None:
             self._yield_for = tag
-            return self._split.interrupt(tag)
-        return self._session.interrupt(tag)
+        return self._switch.interrupt(tag)
 
     def speak(
         self,

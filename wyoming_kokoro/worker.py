@@ -42,7 +42,7 @@ from .protocol import (
     Stop,
     decode,
 )
-from .session import Interrupted
+from .stopping import Interrupted
 
 if TYPE_CHECKING:
     import numpy as np

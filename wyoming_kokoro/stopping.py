@@ -1,0 +1,86 @@
+"""Stopping a running onnxruntime call from another thread.
+
+onnxruntime checks a run's `terminate` flag between operators, so a call can be
+abandoned within milliseconds when someone else needs the model now. A `StopSwitch`
+holds that flag for one model (one or several sessions run one call at a time) and
+knows which tagged call is running, so a stop never hits the wrong call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class Interrupted(RuntimeError):
+    """A model call was stopped from another thread (see `StopSwitch.interrupt`)."""
+
+
+class StopSwitch:
+    """The run options of one tagged call at a time, and a way to stop it."""
+
+    def __init__(self) -> None:
+        import onnxruntime as ort
+
+        self.options = ort.RunOptions()
+        self._lock = threading.Lock()
+        self._running: object = None  # the tag of the call in progress
+        self._pending: object = None  # stopped before its run began
+        self._stopped = False
+
+    @contextmanager
+    def running(self, tag: object) -> Iterator[Any]:
+        """The run options for the call `tag` (`Interrupted` if it was stopped)."""
+        with self._lock:
+            # A stop that came just before its run began still applies to it.
+            stop = self._pending is not None and self._pending == tag
+            self._running, self._stopped, self._pending = tag, stop, None
+            self.options.terminate = stop
+        try:
+            yield self.options
+        except Exception as err:
+            if self._stopped:
+                raise Interrupted("the call was interrupted") from err
+            raise
+        finally:
+            with self._lock:
+                self._running = None
+                self.options.terminate = False
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop the call tagged `tag`: the running one (True), or the next to begin.
+
+        A stop that arrives just before its call begins still applies to it; one
+        that comes after its call ended costs the next call of that tag a retry
+        unless `forget` drops it.
+        """
+        with self._lock:
+            if self._running is None or self._running != tag:
+                self._pending = tag
+                return False
+            self._stopped = True
+            self.options.terminate = True
+            return True
+
+    def forget(self, tag: object) -> None:
+        """Drop a stop for `tag` that came while no call of it was running."""
+        with self._lock:
+            if self._pending == tag:
+                self._pending = None
+
+
+class Interruptible:
+    """A session whose calls pass the switch's run options (kokoro-onnx calls
+    `sess.run(None, inputs)`; this stand-in adds them)."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.switch = StopSwitch()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._session, name)  # inputs, outputs, metadata: as the session
+
+    def run(self, names: Any, feed: Any, run_options: Any = None) -> Any:
+        return self._session.run(names, feed, self.switch.options)
