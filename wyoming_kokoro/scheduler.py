@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .memory import available_mb
 from .protocol import Audio, BadMessage, Drop, Exited, Failed, Next, Piece, Preempt, Setup
 from .worker import WorkerConfig
-from .workerproc import ForkedWorker, SpawnedWorker, WorkerStartError
+from .workerproc import ForkedWorker, SpawnedWorker, WorkerHandle, WorkerStartError
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -83,7 +83,14 @@ class SchedulerOptions:
 class Scheduler:
     """Owns the worker process and decides which call it speaks next."""
 
-    def __init__(self, worker_config: WorkerConfig, options: SchedulerOptions) -> None:
+    def __init__(
+        self,
+        worker_config: WorkerConfig,
+        options: SchedulerOptions,
+        worker: WorkerHandle | None = None,
+    ) -> None:
+        """`worker` makes the worker processes (default: spawned, or forked with
+        `options.prefork`); tests plug in one that works in memory."""
         self._config = worker_config
         self._options = options
         self._queues: dict[int, deque[Job]] = {}
@@ -92,7 +99,9 @@ class Scheduler:
         self._tick = 0
         self._wakeup = asyncio.Event()
         self._ids = itertools.count(1)
-        self._worker = ForkedWorker() if options.prefork else SpawnedWorker()
+        if worker is None:
+            worker = ForkedWorker() if options.prefork else SpawnedWorker()
+        self._worker = worker
         self._task: asyncio.Task[None] | None = None
         self._drops: list[int] = []  # started jobs whose client went away
         self._prestart = False
@@ -176,6 +185,15 @@ class Scheduler:
     def worker_pid(self) -> int | None:
         return self._worker.pid
 
+    @property
+    def config(self) -> WorkerConfig:
+        return self._config
+
+    def reconfigure(self, config: WorkerConfig) -> None:
+        """Hand `config` (new voices files, lexicon) to the next worker; a running
+        one keeps its own until its burst ends."""
+        self._config = config
+
     # -- lifecycle -----------------------------------------------------------
 
     def start(self, preload: bool = False) -> None:
@@ -223,11 +241,10 @@ class Scheduler:
                 del self._queues[job.client]
 
     async def _run(self, preload: bool) -> None:
-        if isinstance(self._worker, ForkedWorker):
-            try:
-                await self._worker.prepare()
-            except WorkerStartError as err:
-                _LOGGER.error("%s; retrying at the first request", err)
+        try:
+            await self._worker.prepare()
+        except WorkerStartError as err:
+            _LOGGER.error("%s; retrying at the first request", err)
         if preload:
             await self._ensure_worker_or_fail(warm_up=True)
         while True:

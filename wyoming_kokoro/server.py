@@ -147,14 +147,10 @@ async def serve(settings: Settings) -> None:
 
 
 def _use_assets(scheduler: Scheduler, assets: Assets) -> None:
-    """New voices or model files found by a rescan: the next worker burst loads them.
-
-    The scheduler has no public way to change its worker's set-up yet; its config is
-    read afresh at every burst, so replacing it is all a new burst needs.
-    """
-    current: WorkerConfig = scheduler._config
+    """New voices or model files found by a rescan: the next worker burst loads them."""
+    current: WorkerConfig = scheduler.config
     if current.assets != assets:
-        scheduler._config = dataclasses.replace(current, assets=assets)
+        scheduler.reconfigure(dataclasses.replace(current, assets=assets))
         _LOGGER.info("The next worker burst uses %s", assets.source)
 
 

@@ -22,6 +22,7 @@ import logging
 import os
 import signal
 import sys
+from typing import Protocol
 
 from wyoming.event import async_read_event, async_write_event
 
@@ -32,6 +33,34 @@ _LOGGER = logging.getLogger(__name__)
 
 class WorkerStartError(RuntimeError):
     """No worker could be started; the text is meant for the client."""
+
+
+class WorkerHandle(Protocol):
+    """The scheduler's side of a worker, whatever makes it (runs in the server).
+
+    A handle outlives its workers: `start` begins a burst, `stop` ends it, and
+    `receive` returns None (or `Exited`) when the worker died.
+    """
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's pid while one lives."""
+
+    async def prepare(self) -> None:
+        """Get ready for a quick start (at server start): may do nothing."""
+
+    async def start(self, setup: Setup, timeout: float) -> Ready:
+        """Start a worker and hand it `setup` (WorkerStartError if none comes up)."""
+
+    async def send(self, message: Message) -> None: ...
+
+    async def receive(self) -> Message | None: ...
+
+    async def stop(self) -> int | None:
+        """End the burst; the worker's exit code if known."""
+
+    async def close(self) -> None:
+        """End the burst and whatever waits between bursts (server shutdown)."""
 
 
 class _Pipe:
@@ -134,6 +163,9 @@ class SpawnedWorker:
     def pid(self) -> int | None:
         """The worker's pid while it lives (one killed between bursts is replaced)."""
         return self._pid if self._pipe.alive else None
+
+    async def prepare(self) -> None:
+        pass  # nothing waits between bursts
 
     async def start(self, setup: Setup, timeout: float) -> Ready:
         await self._pipe.spawn()
