@@ -13,6 +13,15 @@ from collections.abc import Iterator
 
 import pysbd
 
+from .charsets import (
+    CJK_MARKS,
+    COMPAT_IDEOGRAPHS,
+    EMOJI_GLUE,
+    FULLWIDTH_FORMS,
+    IDEOGRAPHS,
+    KANA,
+    PICTOGRAPHS,
+)
 from .phrases import first_phrase, opening_phrases
 
 # Pieces shorter than this sound rushed and flat: speak them with a neighbour.
@@ -50,11 +59,7 @@ _EMPHASIS = re.compile(
 _STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
 _TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
 _HTML = re.compile(r"</?[A-Za-z][^>]{0,200}>")
-# Pictographs, dingbats, flags, variation selectors, zero-width joiners.
-_EMOJI = re.compile(
-    "[\U0001f000-\U0001faff\U00002600-\U000027bf\U0001f1e6-\U0001f1ff"
-    "\U0000fe0f\U0000200d\U00002b00-\U00002bff\U0000231a-\U0000231b\U000023e9-\U000023fa]+"
-)
+_EMOJI = re.compile(f"[{PICTOGRAPHS}{EMOJI_GLUE}]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;]['\")\]」』）]*$")
@@ -70,7 +75,7 @@ _WAITS_FOR_LINE_END = re.compile(r"\s*(?:```|~~~|\||`{1,2}\Z|~{1,2}\Z)")
 _CLAUSE_CUT = re.compile(r"(?<=[,;:—–])\s+|\s+(?=—)|(?<=[、，；：])\s*")
 # Kana, ideographs and full-width forms: one such character says about as much as
 # two Latin letters, so it counts twice towards the piece lengths.
-_WIDE = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
+_WIDE = re.compile(f"[{CJK_MARKS}{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{FULLWIDTH_FORMS}]")
 
 _PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
 

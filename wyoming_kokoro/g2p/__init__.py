@@ -13,13 +13,15 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ..charsets import COMPAT_IDEOGRAPHS, HALFWIDTH_KANA, IDEOGRAPHS, KANA
+
 _LOGGER = logging.getLogger(__name__)
 
 LEXICON_NAME = "lexicon.txt"
 
 # Kana, CJK ideographs, full-width forms: text the Japanese/Chinese G2P must read.
 # Text without any (an English announcement to a Japanese voice) is read as English.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+_CJK = re.compile(f"[{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{HALFWIDTH_KANA}]")
 CJK_LANGUAGES = ("ja", "zh")
 
 

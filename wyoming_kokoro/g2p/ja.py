@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..charsets import LATIN_RUN
+
 _LOGGER = logging.getLogger(__name__)
 
-# A run of Latin words ("Home Assistant", "Wi-Fi", "Alexa's").
-_LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z'’\-]*(?:[ .][A-Za-z][A-Za-z'’\-]*)*")
 _ACRONYM = re.compile(r"[A-Z]{1,6}s?")
 # Node parts of speech that mean "not in the dictionary, spelled letter by letter".
 _SPELLED = {"フィラー"}
@@ -126,7 +126,7 @@ class JapaneseG2P:
         """Split into (is_english, text) runs, keeping loanwords with the Japanese."""
         runs: list[tuple[bool, str]] = []
         last = 0
-        for match in _LATIN_RUN.finditer(text):
+        for match in LATIN_RUN.finditer(text):
             words = re.split(r"[ .]", match.group())
             unit = match.start() > 0 and text[match.start() - 1].isdigit()  # 100km, 60Hz
             if unit or all(self._is_japanese_word(w) for w in words if w):

@@ -17,10 +17,11 @@ import re
 import time
 from collections.abc import Callable
 
+from ..charsets import IDEOGRAPHS, LATIN_RUN
+
 _LOGGER = logging.getLogger(__name__)
 
-_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]+")
-_LATIN = re.compile(r"[A-Za-z][A-Za-z'’\-]*(?:[ .][A-Za-z][A-Za-z'’\-]*)*")
+_HAN = re.compile(f"[{IDEOGRAPHS}]+")
 _TONE = re.compile(r"[1-5]$")
 
 
@@ -94,7 +95,7 @@ class ChineseG2P:
         text = self._zh.map_punctuation(text)
         out: list[str] = []
         last = 0
-        for match in _LATIN.finditer(text):
+        for match in LATIN_RUN.finditer(text):
             out.append(self._han(text[last : match.start()]))
             out.append(" " + self._english(match.group()) + " ")
             last = match.end()

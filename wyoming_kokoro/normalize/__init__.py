@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..charsets import EMOJI_GLUE, PICTOGRAPHS
 from ..g2p import reading_language
 from .en import normalize_english
 from .ja import normalize_japanese
@@ -18,13 +19,13 @@ from .zh import normalize_chinese
 
 __all__ = ["normalize"]
 
+# The pictographs text.py takes out of pieces, and more that only get in the way when
+# read aloud; text.py keeps these (they count for nothing there) for --no-normalize.
 _EMOJI_RE = re.compile(
-    "[\U0001f000-\U0001faff"  # pictographs, emoticons, flags, skin tones
-    "\u2600-\u27bf"  # miscellaneous symbols and dingbats (☀ ✅ ❄)
-    "\u2b00-\u2bff"  # arrows and stars drawn as emoji (⬆ ⭐)
-    "\u231a\u231b\u23e9-\u23fa\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2934\u2935\u3030\u303d"
-    "\u2122\u00ae"  # ™ ®: read aloud they only get in the way
-    "\ufe0e\ufe0f\u200d\u20e3"  # variation selectors, zero-width joiner, keycap
+    f"[{PICTOGRAPHS}{EMOJI_GLUE}"
+    "\u25aa\u25ab\u25b6\u25c0\u25fb-\u25fe\u2934\u2935\u3030\u303d"  # ▪ ▶ ◻ ⤴ 〰 〽
+    "\u2122\u00ae"  # ™ ®
+    "\ufe0e\u20e3"  # text presentation selector, keycap
     "\U000e0020-\U000e007f"  # tag characters of subdivision flags
     "]+"
 )
