@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..charsets import IDEOGRAPHS, KANA
+from .cjk import CLOCK, DATE, RANGE, date_words
+
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
-_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
-# 2025/4/1, 2025-04-01: year 年 month 月 day 日 in Japanese and Chinese alike.
-DATE = re.compile(r"(?<![\d/.-])(\d{4})([/.-])(\d{1,2})\2(\d{1,2})(?![\d/.-])")
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£₩])\s?({_NUM})(?:\s?(万|億|兆))?")
 _CURRENCY_AFTER = re.compile(rf"({_NUM})\s?([¥€£])")
 _CURRENCY = {"¥": "円", "$": "ドル", "€": "ユーロ", "£": "ポンド", "₩": "ウォン"}
@@ -23,12 +23,11 @@ _CELSIUS = re.compile(rf"({_NUM})\s?°\s?C")
 _FAHRENHEIT = re.compile(rf"({_NUM})\s?°\s?F")
 _DEGREE = re.compile(rf"({_NUM})\s?°")
 _MINUS = re.compile(r"(?<![A-Za-z0-9)])[-−](?=\d)")
-_RANGE = re.compile(r"(?<=\d)\s?[~〜～]\s?(?=\d)")
 _PLUS_MINUS = re.compile(r"±(?=\d)")
 _PLUS = re.compile(r"(?<![A-Za-z0-9)])\+(?=\d)")
 # OpenJTalk drops an ASCII full stop after Japanese (a heading that text.py closed,
 # text typed with half-width marks): the sentence would lose its pause.
-_PERIOD = re.compile(r"(?<=[\u3040-\u30ff\u3400-\u9fff）」』%])\.(?!\d)")
+_PERIOD = re.compile(f"(?<=[{KANA}{IDEOGRAPHS}）」』%])\\.(?!\\d)")
 # Units after a number that OpenJTalk misreads (it knows km, kg, kWh, Hz, W, %...).
 _UNITS = {"GB": "ギガバイト", "MB": "メガバイト", "KB": "キロバイト", "kB": "キロバイト"}
 _UNITS.update({"L": "リットル", "l": "リットル"})
@@ -45,19 +44,12 @@ def _time(match: re.Match[str]) -> str:
     return words
 
 
-def date_words(match: re.Match[str]) -> str:
-    year, month, day = match.group(1), int(match.group(3)), int(match.group(4))
-    if not (1 <= month <= 12 and 1 <= day <= 31):
-        return match.group()
-    return f"{year}年{month}月{day}日"
-
-
 def normalize_japanese(text: str) -> str:
     """Spell out the written forms OpenJTalk misreads; leave the rest to it."""
     # Full-width digits, letters and signs to ASCII, half-width kana to full width.
     text = unicodedata.normalize("NFKC", text)
     text = DATE.sub(date_words, text)
-    text = _TIME.sub(_time, text)
+    text = CLOCK.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
     )
@@ -70,4 +62,4 @@ def normalize_japanese(text: str) -> str:
     text = _PLUS.sub("プラス", text)
     text = _PERIOD.sub("。", text)
     text = _MINUS.sub("マイナス", text)
-    return _RANGE.sub("から", text)
+    return RANGE.sub("から", text)

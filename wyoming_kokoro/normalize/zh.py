@@ -13,13 +13,12 @@ import logging
 import re
 import unicodedata
 
-from .ja import DATE, date_words
+from .cjk import CLOCK, DATE, RANGE, date_words
 
 _LOGGER = logging.getLogger(__name__)
 
 _NUM = r"\d+(?:\.\d+)?"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::(\d{2}))?(?![\d:])")
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£])\s?({_NUM})(?:\s?(万|亿))?")
 _CURRENCY = {"¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
 _CELSIUS = re.compile(rf"({_NUM})\s?°\s?C")
@@ -28,7 +27,6 @@ _DIGITS = re.compile(r"(?<![\d.])(?:0\d{4,}|\d{8,})(?![\d.])")
 _DIGIT_WORDS = dict(zip("0123456789", "零一二三四五六七八九", strict=True))
 # 两 rather than 二 for a lone 2 before a measure word or an hour.
 _LIANG = re.compile(r"(?<![\d.])2(?=\s?[个位只次本张条件种名家点天年台辆杯瓶块岁周])")
-_RANGE = re.compile(r"(?<=\d)\s?[~〜～]\s?(?=\d)")
 
 
 def _time(match: re.Match[str]) -> str:
@@ -50,7 +48,7 @@ def normalize_chinese(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _THOUSANDS.sub("", text)
     text = DATE.sub(date_words, text)
-    text = _TIME.sub(_time, text)
+    text = CLOCK.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
     )
@@ -58,7 +56,7 @@ def normalize_chinese(text: str) -> str:
     text = _DEGREE.sub(r"\1度", text)
     text = _DIGITS.sub(lambda m: "".join(_DIGIT_WORDS[d] for d in m.group()), text)
     text = _LIANG.sub("两", text)
-    text = _RANGE.sub("到", text)
+    text = RANGE.sub("到", text)
     try:
         return str(cn2an.transform(text, "an2cn"))
     except Exception as err:  # cn2an raises bare ValueErrors on odd numbers
