@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from types import MappingProxyType
 
+from ..charsets import SPACE_RUN
 from .en_dates import dates_and_times, weekdays, years
 from .en_text import abbreviations, addresses, phones_and_versions
 from .en_units import money_and_units
@@ -56,7 +57,6 @@ _NUMBER_RE = re.compile(
     rf"(?:\s?[-–]\s?(?P<b>{NUMBER}))?(?![\w])"
 )
 _WORD_SLASH_RE = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")
-_SPACES_RE = re.compile(r"[ \t]{2,}")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"[ \t]+(?=[,.!?;:](?:\s|$))")
 
 
@@ -157,5 +157,5 @@ def normalize_english(text: str, gb: bool = False) -> str:
         text = _numbers(text, gb)
     if "/" in text:
         text = _WORD_SLASH_RE.sub(" ", text)  # "on/off" -> "on off"
-    text = _SPACES_RE.sub(" ", text)
+    text = SPACE_RUN.sub(" ", text)
     return _SPACE_BEFORE_PUNCT_RE.sub("", text).strip()

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 from num2words import num2words
 
+from ..charsets import SPACE_RUN
 from .hi import hindi_cardinal
 
 _Money = tuple[str, str, str | None, str | None, bool]  # one, many, cent, cents, feminine
@@ -129,7 +130,6 @@ _EU = _patterns(_NUM_EU)
 _HI = _patterns(_NUM_HI)
 _TIME_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])(?::|h(?=[0-5]\d))([0-5]\d)(?![\d:])")
 _FR_HOUR_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\s?h(?![\w])")  # "14h"
-_SPACES_RE = re.compile(r"[ \t]{2,}")
 _AMP_RE = re.compile(r"\s*&\s*")
 _FR_GROUPS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)")  # "1 000 000"
 
@@ -277,7 +277,7 @@ def normalize_other(text: str, lang: str) -> str:
     if "&" in text:
         text = _AMP_RE.sub(f" {spec.and_} ", text)
     if not any(c.isdigit() for c in text):
-        return _SPACES_RE.sub(" ", text).strip()
+        return SPACE_RUN.sub(" ", text).strip()
     pats = _HI if lang == "hi" else _EU
     if lang == "fr":  # French groups thousands with spaces, plain ones when typed by hand
         text = _FR_GROUPS_RE.sub(lambda m: m[0].replace(" ", ""), text)
@@ -288,4 +288,4 @@ def normalize_other(text: str, lang: str) -> str:
     text = pats.suffix_money.sub(lambda m: _money(m, lang), text)
     text = pats.quantity.sub(lambda m: _quantity(m, lang), text)
     text = pats.number.sub(lambda m: _number(m, lang), text)
-    return _SPACES_RE.sub(" ", text).strip()
+    return SPACE_RUN.sub(" ", text).strip()
