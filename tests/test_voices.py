@@ -198,3 +198,16 @@ def test_http_lang_code_reaches_the_reading_language(field: str, code: str) -> N
     voices = Voices(installed=INSTALLED, default="af_sky", speed=1.0, max_text_chars=1000)
     request = parse_speech({"input": "Hola.", "voice": "af_sky", field: code}, voices)
     assert request.lang == "es"
+
+
+@pytest.mark.parametrize(
+    ("code", "written", "base"),
+    [("en-us", "en-us", "en"), ("es_ES", "es-es", "es"), (" zh-Hans-CN", "zh-hans-cn", "zh"),
+     ("JA", "ja", "ja"), ("fr-fr", "fr-fr", "fr")],
+)  # fmt: skip
+def test_language_codes_are_read_one_way(code: str, written: str, base: str) -> None:
+    from wyoming_kokoro.g2p import base_language, language_code
+    from wyoming_kokoro.voices import reading_language_of
+
+    assert (language_code(code), base_language(code)) == (written, base)
+    assert base_language(reading_language_of(code)) == base

@@ -22,6 +22,7 @@ from .charsets import (
     KANA,
     PICTOGRAPHS,
 )
+from .g2p import base_language
 from .phrases import first_phrase, opening_phrases
 
 # Pieces shorter than this sound rushed and flat: speak them with a neighbour.
@@ -114,7 +115,7 @@ class SentenceStream:
     """
 
     def __init__(self, language: str = "en") -> None:
-        lang = language.split("-")[0].lower()
+        lang = base_language(language)
         self._segmenter = pysbd.Segmenter(
             language=lang if lang in _PYSBD_LANGS else "en", clean=False
         )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-from .g2p import reading_language
+from .g2p import base_language, language_code, reading_language
 
 
 class VoiceError(ValueError):
@@ -198,12 +198,12 @@ def reading_language_of(code: str) -> str:
     letters, which are the voice names' first letters (e = Spanish). A region we
     have no G2P for reads as the language's own (fr-CA as fr-fr, en-AU as en-us).
     """
-    lang = code.strip().lower().replace("_", "-")
+    lang = language_code(code)
     if lang in LANGUAGES:
         lang = LANGUAGES[lang].espeak
     lang = _LANGUAGE_ALIASES.get(lang, lang)
     if lang not in G2P_LANGUAGES:
-        base = lang.split("-", 1)[0]
+        base = base_language(lang)
         lang = _LANGUAGE_ALIASES.get(base, base)
     if lang not in G2P_LANGUAGES:
         raise VoiceError(f"unsupported language {code!r}; use one of {G2P_LANGUAGES}")

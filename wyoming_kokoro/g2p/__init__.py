@@ -25,6 +25,16 @@ _CJK = re.compile(f"[{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{HALFWIDTH_KANA}]")
 CJK_LANGUAGES = ("ja", "zh")
 
 
+def language_code(code: str) -> str:
+    """A language code written as ours are: lower case, "-" between its parts (es_ES: es-es)."""
+    return code.strip().lower().replace("_", "-")
+
+
+def base_language(code: str) -> str:
+    """The language without region or script: fr-fr, es_ES, zh-Hans-CN → fr, es, zh."""
+    return language_code(code).split("-", 1)[0]
+
+
 def has_cjk(text: str) -> bool:
     """Whether the text has kana or ideographs (needs the Japanese or Chinese G2P)."""
     return _CJK.search(text) is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..charsets import EMOJI_GLUE, PICTOGRAPHS
-from ..g2p import reading_language
+from ..g2p import base_language, language_code, reading_language
 from .en import normalize_english
 from .ja import normalize_japanese
 from .other import normalize_other
@@ -63,8 +63,7 @@ def normalize_text(text: str, lang: str = "en-us") -> str:
     understood are left as they are, never dropped. Japanese or Chinese text without
     kana or ideographs is normalized as English, as the G2P then reads it as English.
     """
-    code = lang.lower().replace("_", "-")
-    base = code.split("-")[0]
+    code, base = language_code(lang), base_language(lang)
     if base in ("ja", "zh"):
         if reading_language(text, base) != base:
             return normalize_english(_prepare(text), gb=False)
