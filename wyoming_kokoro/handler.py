@@ -34,7 +34,7 @@ from .ssml import SsmlError, is_ssml
 from .ssml import parse as parse_ssml
 from .utterance import SpokenText, TextTooLong, ssml_voicing
 from .voices import VoiceError
-from .wire import Limits, ProtocolError, linger_close, read_event
+from .wire import Limits, ProtocolError, linger_close, read_event, write_or_abort
 
 if TYPE_CHECKING:
     from .catalog import Catalog
@@ -214,15 +214,11 @@ class KokoroHandler:
     async def write(self, event: Event) -> None:
         # The sender task and the event loop both write: keep events whole.
         async with self._write_lock:
-            try:
-                # A client that stops reading holds its audio in our buffers: give up on it.
-                await asyncio.wait_for(
-                    async_write_event(event, self.writer), self.config.idle_seconds
-                )
-            except asyncio.TimeoutError:
-                # close() would wait for the unread audio to be flushed: forever.
-                self.writer.transport.abort()
-                raise ConnectionError("the client stopped reading") from None
+            await write_or_abort(
+                async_write_event(event, self.writer),
+                self.writer.transport,
+                self.config.idle_seconds,
+            )
 
     async def run(self) -> None:
         """Read events until the client leaves, misbehaves or a request fails."""

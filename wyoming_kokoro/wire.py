@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from wyoming.event import Event
@@ -82,6 +83,23 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
     except _JSON_ERRORS as err:
         raise ProtocolError(f"event data is not JSON: {_brief(err)}") from err
     return Event(type=header["type"], data=data, payload=payload)
+
+
+async def write_or_abort(
+    write: Awaitable[object], transport: asyncio.WriteTransport | None, timeout: float
+) -> None:
+    """Await `write` for at most `timeout` seconds, else abort the connection.
+
+    A client that stops reading holds its audio in our buffers: it is given up on,
+    with an abort because close() would wait for the unread audio to be flushed:
+    forever. Raises ConnectionResetError then. Both doors, Wyoming and HTTP, use it.
+    """
+    try:
+        await asyncio.wait_for(write, timeout)
+    except asyncio.TimeoutError:
+        if transport is not None:
+            transport.abort()
+        raise ConnectionResetError("the client stopped reading") from None
 
 
 async def linger_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

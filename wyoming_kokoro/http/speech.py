@@ -23,6 +23,7 @@ from ..scheduler import Scheduler, SynthesisError
 from ..ssml import SsmlError, is_ssml
 from ..ssml import parse as parse_ssml
 from ..utterance import SpokenText, ssml_voicing
+from ..wire import write_or_abort
 from .encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
 from .errors import ApiError, without_paths
 from .request import SpeechRequest, Voices, parse_speech
@@ -232,13 +233,7 @@ async def _send(
         await send(data)
 
     async def send(data: bytes) -> None:
-        try:
-            await asyncio.wait_for(response.write(data), timeout)
-        except asyncio.TimeoutError:
-            # close() would wait for the unread audio to be flushed: forever.
-            if request.transport is not None:
-                request.transport.abort()
-            raise ConnectionResetError("the client stopped reading") from None
+        await write_or_abort(response.write(data), request.transport, timeout)
 
     async def encode(pcm: bytes) -> bytes:
         # FFmpeg's encoders hold the GIL little but take time: keep the loop free.
