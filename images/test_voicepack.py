@@ -66,7 +66,8 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
     voices = {}
     for name in CATALOG_GRADES:
         voices[name] = embedded.get(name, embedded["jm_kumo"])
-    voices["af_heart"] = (embedded["jm_kumo"] * 1.02).astype(np.float32)
+    # A voice of its own, still clear in English: half jm_kumo, half jf_gongitsune.
+    voices["af_heart"] = (embedded["jm_kumo"] + embedded["jf_gongitsune"]) / 2
     buffer = io.BytesIO()
     np.savez(buffer, **voices)  # type: ignore[arg-type]
     out.write_bytes(buffer.getvalue())
@@ -209,11 +210,20 @@ def restart_server(container: Container) -> None:
 def assert_speaks_af_heart_by_default(container: Container, recognizer: Any) -> None:
     assert {"af_heart", "bf_emma", "ff_siwis", "jm_kumo"} <= voices_now()
     wait_for_the_cut(container)
+    asyncio.run(synthesize(URI, SENTENCE, voice="af_heart", timeout=180))  # warm
     default = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
     chosen = asyncio.run(synthesize(URI, SENTENCE, voice="af_heart", timeout=180))
     kumo = asyncio.run(synthesize(URI, SENTENCE, voice="jm_kumo", timeout=180))
-    assert default.audio == chosen.audio != kumo.audio
+    assert same_voice(default.audio, chosen.audio)
+    assert not same_voice(default.audio, kumo.audio)
     assert tools.wer(SENTENCE, recognizer.transcribe(default.audio)) <= 0.25
+
+
+def same_voice(a: bytes, b: bytes) -> bool:
+    """The same text in the same voice: as long, and the same waveform (a first call
+    decoded in windows may differ from a later one in the last bits)."""
+    x, y = (np.frombuffer(pcm, dtype="<i2").astype(np.float64) for pcm in (a, b))
+    return len(x) == len(y) and float(np.corrcoef(x, y)[0, 1]) > 0.98
 
 
 @pytest.fixture
