@@ -10,6 +10,8 @@ import socket
 from zeroconf import InterfaceChoice
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+from .uri import bare_host
+
 SERVICE_TYPE = "_wyoming._tcp.local."
 
 _LOGGER = logging.getLogger(__name__)
@@ -33,7 +35,7 @@ def outgoing_address() -> str | None:
 
 def _concrete_address(host: str) -> str | None:
     """host as a specific IP address, resolving a host name; None for wildcards or failure."""
-    host = host.strip().strip("[]")
+    host = bare_host(host)
     if not host or host == "*":
         return None
     try:
@@ -87,7 +89,7 @@ class Discovery:
         self.name = _instance_label(name)
         self.port = port
         # Parse now so a bad address fails at construction rather than inside start().
-        self.address = str(ipaddress.ip_address(address.strip("[]")))
+        self.address = str(ipaddress.ip_address(bare_host(address)))
         self.interfaces = interfaces
         self._aiozc: AsyncZeroconf | None = None
         self._info: AsyncServiceInfo | None = None

@@ -12,7 +12,6 @@ import socket
 import sys
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from wyoming.error import Error
 from wyoming.event import async_write_event
@@ -26,6 +25,7 @@ from .rescan import Rescanner
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
 from .split import start_build
+from .uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
 from .voices import default_voice
 from .wire import MAX_HEADER_BYTES, Limits, linger_close
 from .worker import WorkerConfig
@@ -190,25 +190,24 @@ async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, tex
 async def _listen(
     uri: str, on_connect: Any, stop: asyncio.Event
 ) -> tuple[asyncio.AbstractServer | None, int | None]:
-    parsed = urlparse(uri)
-    if parsed.scheme == "tcp":
-        if parsed.hostname is None or parsed.port is None:
+    kind = uri_scheme(uri)
+    if kind == "tcp":
+        address = uri_host_port(uri)
+        if address is None:
             raise ValueError(f"{uri}: a tcp:// URI needs a host and a port")
-        server = await asyncio.start_server(
-            on_connect, parsed.hostname, parsed.port, limit=MAX_HEADER_BYTES
-        )
+        host, port = address
+        server = await asyncio.start_server(on_connect, host, port, limit=MAX_HEADER_BYTES)
         port = server.sockets[0].getsockname()[1]
-        host = parsed.hostname if ":" not in parsed.hostname else f"[{parsed.hostname}]"
-        _LOGGER.info("Ready on tcp://%s:%d", host, port)
+        _LOGGER.info("Ready on tcp://%s:%d", bracketed(host), port)
         return server, port
-    if parsed.scheme == "unix":
-        path = Path(parsed.netloc + parsed.path)
+    if kind == "unix":
+        path = Path(uri_path(uri))
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         server = await asyncio.start_unix_server(on_connect, str(path), limit=MAX_HEADER_BYTES)
         _LOGGER.info("Ready on unix://%s", path)
         return server, None
-    if parsed.scheme == "stdio":
+    if kind == "stdio":
         reader = asyncio.StreamReader(limit=MAX_HEADER_BYTES)
         loop = asyncio.get_running_loop()
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -227,8 +226,7 @@ async def _listen(
 async def _advertise(settings: Settings, port: int) -> Any:
     from .discovery import Discovery, advertised_address
 
-    host = urlparse(settings.uri).hostname or ""
-    address = advertised_address(host, settings.zeroconf_address)
+    address = advertised_address(uri_host(settings.uri), settings.zeroconf_address)
     discovery = Discovery(
         settings.zeroconf_name or "kokoro",
         port,

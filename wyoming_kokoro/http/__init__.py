@@ -8,13 +8,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from urllib.parse import urlparse
 
 from aiohttp import web
 
 from ..catalog import Catalog
 from ..scheduler import Scheduler
 from ..settings import Settings
+from ..uri import bracketed, uri_host_port, uri_scheme
 from .app import build_app
 from .errors import ApiError
 from .request import Voices
@@ -106,9 +106,10 @@ async def start_http(
 ) -> HttpServer:
     """Listen where `settings.http` says (tcp://HOST:PORT)."""
     assert settings.http is not None
-    parsed = urlparse(settings.http)
-    if parsed.scheme not in ("tcp", "http") or parsed.hostname is None or parsed.port is None:
+    address = uri_host_port(settings.http) if uri_scheme(settings.http) in ("tcp", "http") else None
+    if address is None:
         raise ValueError(f"{settings.http}: --http needs tcp://HOST:PORT")
+    bind_host, bind_port = address
     config = SpeechConfig(
         scheduler=scheduler,
         voices=Voices(
@@ -154,12 +155,10 @@ async def start_http(
             return _Refusal(refusal)
         return _Counted(handlers(), live)
 
-    listener = await asyncio.get_running_loop().create_server(
-        connection, parsed.hostname, parsed.port
-    )
-    port = listener.sockets[0].getsockname()[1] if listener.sockets else parsed.port
-    host = parsed.hostname if ":" not in parsed.hostname else f"[{parsed.hostname}]"
+    listener = await asyncio.get_running_loop().create_server(connection, bind_host, bind_port)
+    port = listener.sockets[0].getsockname()[1] if listener.sockets else bind_port
+    host = bracketed(bind_host)
     _LOGGER.info("HTTP API on http://%s:%d/v1 (page at http://%s:%d/)", host, port, host, port)
-    if api_key is None and parsed.hostname not in ("127.0.0.1", "localhost", "::1"):
+    if api_key is None and bind_host not in ("127.0.0.1", "localhost", "::1"):
         _LOGGER.warning("The HTTP API is open to the network without --api-key")
     return HttpServer(runner, listener)
