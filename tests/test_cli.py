@@ -34,13 +34,13 @@ def say(
     )
 
 
-def test_wav_round_trip_is_intelligible(tmp_path: Path, recognizer) -> None:
+def test_wav_round_trip_is_intelligible(tmp_path: Path, listener) -> None:
     out = tmp_path / "out.wav"
     result = say(TEXT, "-o", str(out), "-q")
     assert result.returncode == 0, result.stderr
     audio, rate = soundfile.read(out, dtype="int16")
     assert rate == 24000 and audio.ndim == 1
-    assert wer(TEXT, recognizer.transcribe(audio)) <= 0.25
+    listener.check(TEXT, audio)
     assert list(tmp_path.iterdir()) == [out]  # no temporary files left behind
 
 
@@ -62,16 +62,15 @@ def test_stdin_to_raw_pcm_on_stdout_with_speed(tmp_path: Path) -> None:
     assert len(fast.stdout) < 0.7 * len(slow.stdout)
 
 
-def test_file_input_with_markdown(tmp_path: Path, recognizer) -> None:
+def test_file_input_with_markdown(tmp_path: Path, listener) -> None:
     source = tmp_path / "note.md"
     source.write_text("# Reminder\n\n- The **back door** is *open*.\n", encoding="utf-8")
     out = tmp_path / "note.wav"
     result = say("-f", str(source), "-o", str(out))
     assert result.returncode == 0, result.stderr
     audio, _ = soundfile.read(out, dtype="int16")
-    heard = recognizer.transcribe(audio)
-    assert "asterisk" not in heard and "hash" not in heard
-    assert wer("reminder the back door is open", heard) <= 0.4, heard
+    heard = listener.check("Reminder. The back door is open.", audio)
+    assert "asterisk" not in heard.lower() and "hash" not in heard.lower()
 
 
 def test_list_voices_shows_catalog_and_installed(tmp_path: Path) -> None:
@@ -126,8 +125,21 @@ def test_corrupt_model_is_refused_with_a_clear_error(tmp_path: Path) -> None:
     assert not (tmp_path / "x.wav").exists()
 
 
+def _last_sentence(audio: np.ndarray, rate: int) -> np.ndarray:
+    """The audio after the last pause of at least 0.2 s that ends 1 s before the end."""
+    hop = rate // 100
+    level = np.abs(audio[: len(audio) // hop * hop].reshape(-1, hop)).max(axis=1)
+    quiet = level < 200
+    start, run = 0, 0
+    for frame, silent in enumerate(quiet[: len(quiet) - 100]):
+        run = run + 1 if silent else 0
+        if run >= 20:
+            start = frame
+    return np.asarray(audio[start * hop :])
+
+
 @pytest.mark.slow
-def test_long_text_is_spoken_to_the_end(tmp_path: Path, recognizer) -> None:
+def test_long_text_is_spoken_to_the_end(tmp_path: Path, listener) -> None:
     body = " ".join(
         f"Sensor {n} in the hallway reports that everything is quiet and normal." for n in range(6)
     )
@@ -138,26 +150,26 @@ def test_long_text_is_spoken_to_the_end(tmp_path: Path, recognizer) -> None:
     audio, rate = soundfile.read(out, dtype="int16")
     seconds = len(audio) / rate
     assert len(text.split()) / 4.0 < seconds < len(text.split()) / 1.5
-    tail = np.asarray(audio[-int(3.5 * rate) :])
-    assert wer("finally the front door is locked", recognizer.transcribe(tail)) <= 0.4
+    listener.check("Finally, the front door is locked.", _last_sentence(audio, rate))
 
 
 @pytest.mark.slow
-def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, recognizer) -> None:
+def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, recognizer, listener) -> None:
     text = "It is 21.5 °C outside. The wind is at 12 km/h. It costs $3.99. Henry VIII was a king."
     expected = (
         "it is twenty one point five degrees celsius outside the wind is at twelve kilometers "
         "per hour it costs three dollars and ninety nine cents henry the eighth was a king"
     )
-    rates = {}
+    rates, clips = {}, {}
     for mode in ("normalized", "raw"):
         out = tmp_path / f"{mode}.wav"
         flags = ["--no-normalize"] if mode == "raw" else []
         result = say(text, "-o", str(out), "-q", *flags)
         assert result.returncode == 0, result.stderr
         audio, _ = soundfile.read(out, dtype="int16")
-        rates[mode] = wer(expected, recognizer.transcribe(audio))
-    assert rates["normalized"] <= 0.2, rates
+        rates[mode], clips[mode] = wer(expected, recognizer.transcribe(audio)), audio
+    # As well heard as the model itself reading the words written out.
+    listener.check(expected, clips["normalized"])
     # espeak alone reads them wrong (Whisper heard 0.10 normalized vs 0.26 raw here)
     assert rates["normalized"] < rates["raw"] - 0.1, rates
 
@@ -182,13 +194,13 @@ def test_download_offline_is_one_clear_error(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
-def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, recognizer) -> None:
+def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
     (tmp_path / "lexicon.txt").write_text("# respellings\nzorp  garage door\n", encoding="utf-8")
     out = tmp_path / "lexicon.wav"
     result = say("The zorp is open.", "-o", str(out), "-q", "--data-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     audio, _ = soundfile.read(out, dtype="int16")
-    assert wer("the garage door is open", recognizer.transcribe(audio)) <= 0.25
+    listener.check("The garage door is open.", audio)
 
 
 @pytest.mark.parametrize(
