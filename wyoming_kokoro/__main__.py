@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import socket
 import sys
@@ -16,42 +17,26 @@ from .server import serve
 from .settings import Settings
 from .voices import VoiceError
 
+# Settings whose flag says another thing or in other words; every other setting is
+# its flag's value as it is, under the same name.
+_TRANSLATED = frozenset(
+    {"zeroconf_name", "zeroconf_interfaces", "data_dirs", "streaming", "normalize", "cors_origins"}
+)
+_AS_GIVEN = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in _TRANSLATED)
+
 
 def _settings_from(params: dict[str, Any]) -> Settings:
     zeroconf = params["zeroconf"]
     if zeroconf == "":  # flag given without a name
         zeroconf = f"kokoro-{socket.gethostname().split('.')[0]}"
     return Settings(
-        uri=params["uri"],
+        **{name: params[name] for name in _AS_GIVEN},
         zeroconf_name=zeroconf,
-        zeroconf_address=params["zeroconf_address"],
         zeroconf_interfaces=tuple(params["zeroconf_interface"]),
-        voice=params["voice"],
-        speed=params["speed"],
         data_dirs=tuple(params["data_dir"]) or (default_data_dir(),),
-        model=params["model"],
-        voices=params["voices"],
-        download=params["download"],
-        download_url=params["download_url"],
-        threads=params["threads"],
-        idle_timeout=params["idle_timeout"],
-        preload=params["preload"],
-        prefork=params["prefork"],
         streaming=not params["no_streaming"],
-        max_text_chars=params["max_text_chars"],
-        min_free_mb=params["min_free_mb"],
-        connection_timeout=params["connection_timeout"],
-        max_connections=params["max_connections"],
         normalize=not params["no_normalize"],
-        max_call_tokens=params["max_call_tokens"],
-        volume=params["volume"],
-        lead_silence=params["lead_silence"],
-        tail_silence=params["tail_silence"],
-        decode=params["decode"],
-        http=params["http"],
-        api_key=params["api_key"],
         cors_origins=tuple(params["cors_origin"]),
-        debug=params["debug"],
     )
 
 
