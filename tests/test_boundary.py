@@ -70,10 +70,6 @@ def test_the_server_side_loads_no_model_code(module: str) -> None:
     assert _heavy(_loaded(module)) == [], f"{module} pulls in model code"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scheduler.py imports worker.py for WorkerConfig; it moves to protocol.py (#22)",
-)
 def test_the_server_side_loads_no_worker_module() -> None:
     loaded = _loaded("wyoming_kokoro.__main__")
     assert "wyoming_kokoro.worker" not in loaded

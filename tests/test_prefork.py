@@ -93,8 +93,7 @@ def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork:
     # A model that never finishes loading (a FIFO: opening it blocks for ever) runs
     # into the start timeout; no process started for it may outlive that.
     from wyoming_kokoro.models.assets import Assets, resolve
-    from wyoming_kokoro.protocol import Setup
-    from wyoming_kokoro.worker import WorkerConfig
+    from wyoming_kokoro.protocol import Setup, WorkerConfig
     from wyoming_kokoro.workerproc import ForkedWorker, SpawnedWorker, WorkerStartError, _alive
 
     embedded = resolve(None, None, [])

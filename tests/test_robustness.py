@@ -21,10 +21,9 @@ from wyoming_io import collect, run, synthesize
 from wyoming_kokoro.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.memory import rss_mb
 from wyoming_kokoro.models.assets import Assets
-from wyoming_kokoro.protocol import Audio
+from wyoming_kokoro.protocol import Audio, WorkerConfig
 from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions
 from wyoming_kokoro.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
-from wyoming_kokoro.worker import WorkerConfig
 
 
 async def _read_all(data: bytes, limit: int = MAX_HEADER_BYTES) -> list[str]:

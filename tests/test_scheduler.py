@@ -8,8 +8,8 @@ import weakref
 from pathlib import Path
 
 from wyoming_kokoro.models.assets import Assets
+from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
-from wyoming_kokoro.worker import WorkerConfig
 
 
 def _scheduler() -> Scheduler:

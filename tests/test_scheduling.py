@@ -25,9 +25,9 @@ from wyoming_kokoro.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.info import build_info
 from wyoming_kokoro.memory import rss_mb
 from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
 from wyoming_kokoro.wire import Limits
-from wyoming_kokoro.worker import WorkerConfig
 
 ARTICLE = " ".join(
     f"Paragraph {n}: the heating schedule switched to evening mode, the blinds are "

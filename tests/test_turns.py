@@ -15,7 +15,7 @@ import pytest
 from fake_worker import FakeWorker, heard
 
 from wyoming_kokoro.models.assets import Assets
-from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt
+from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
 from wyoming_kokoro.scheduler import (
     MAX_BUFFERED_BYTES,
     Job,
@@ -23,7 +23,6 @@ from wyoming_kokoro.scheduler import (
     SchedulerOptions,
     SynthesisError,
 )
-from wyoming_kokoro.worker import WorkerConfig
 
 ARTICLE = " ".join(f"Paragraph {n} of the article." for n in range(1, 9))
 ANNOUNCEMENT = "The washing machine has finished."

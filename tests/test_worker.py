@@ -22,9 +22,9 @@ from wyoming_kokoro.protocol import (
     Preempt,
     Ready,
     Setup,
+    WorkerConfig,
     decode,
 )
-from wyoming_kokoro.worker import WorkerConfig
 
 LONG = (
     "When you get home this evening, the lights in the kitchen and the hall will "

@@ -22,10 +22,47 @@ model at the next call rather than after a whole piece:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from .models.assets import Assets
+from .options import DECODE, MAX_CALL_TOKENS
 
 if TYPE_CHECKING:  # the worker reads its Setup before it imports wyoming (cold start)
     from wyoming.event import Event
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """What a worker needs to know; sent as its first message."""
+
+    assets: Assets
+    threads: int
+    normalize: bool
+    lexicon: dict[str, str]
+    max_call_tokens: int = MAX_CALL_TOKENS.default
+    decode: str = DECODE.default
+    debug: bool = False
+    level: bool = True  # bring every voice to the same loudness (loudness.py)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        found = data["assets"]
+        found.update(model=str(found["model"]), voices=str(found["voices"]))
+        found["voice_names"] = list(found["voice_names"])
+        return data
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> WorkerConfig:
+        found = data["assets"]
+        assets = Assets(
+            Path(found["model"]),
+            Path(found["voices"]),
+            tuple(found["voice_names"]),
+            found["source"],
+            found["embedded_model"],
+        )
+        return WorkerConfig(**{**data, "assets": assets})
 
 
 class Message:

@@ -19,8 +19,18 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from .memory import available_mb
-from .protocol import Audio, BadMessage, Drop, Exited, Failed, Next, Piece, Preempt, Setup
-from .worker import WorkerConfig
+from .protocol import (
+    Audio,
+    BadMessage,
+    Drop,
+    Exited,
+    Failed,
+    Next,
+    Piece,
+    Preempt,
+    Setup,
+    WorkerConfig,
+)
 from .workerproc import ForkedWorker, SpawnedWorker, WorkerHandle, WorkerStartError
 
 _LOGGER = logging.getLogger(__name__)

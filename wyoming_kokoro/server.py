@@ -21,6 +21,7 @@ from .g2p import load_lexicons
 from .handler import HandlerConfig, KokoroHandler
 from .models.assets import Assets, resolve
 from .presets import load_presets
+from .protocol import WorkerConfig
 from .rescan import Rescanner
 from .scheduler import Scheduler, SchedulerOptions
 from .settings import Settings
@@ -28,7 +29,6 @@ from .split import start_build
 from .uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
 from .voices import default_voice
 from .wire import MAX_HEADER_BYTES, Limits, linger_close
-from .worker import WorkerConfig
 
 _LOGGER = logging.getLogger(__name__)
 

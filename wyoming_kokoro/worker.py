@@ -19,13 +19,9 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .loudness import Leveler, apply_gain, for_voices_file, split_volume
-from .models.assets import Assets
-from .options import DECODE, MAX_CALL_TOKENS
 from .protocol import (
     Audio,
     BadMessage,
@@ -40,6 +36,7 @@ from .protocol import (
     Ready,
     Setup,
     Stop,
+    WorkerConfig,
     decode,
 )
 from .stopping import Interrupted
@@ -51,39 +48,6 @@ if TYPE_CHECKING:
     from .voices import VoiceSpec
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
-
-
-@dataclass(frozen=True)
-class WorkerConfig:
-    """What a worker needs to know; sent as its first message."""
-
-    assets: Assets
-    threads: int
-    normalize: bool
-    lexicon: dict[str, str]
-    max_call_tokens: int = MAX_CALL_TOKENS.default
-    decode: str = DECODE.default
-    debug: bool = False
-    level: bool = True  # bring every voice to the same loudness (loudness.py)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        found = data["assets"]
-        found.update(model=str(found["model"]), voices=str(found["voices"]))
-        found["voice_names"] = list(found["voice_names"])
-        return data
-
-    @staticmethod
-    def from_dict(data: dict[str, Any]) -> WorkerConfig:
-        found = data["assets"]
-        assets = Assets(
-            Path(found["model"]),
-            Path(found["voices"]),
-            tuple(found["voice_names"]),
-            found["source"],
-            found["embedded_model"],
-        )
-        return WorkerConfig(**{**data, "assets": assets})
 
 
 class _Worker:
