@@ -471,3 +471,41 @@ def read_all(fd: int) -> bytes:
     while chunk := os.read(fd, 65536):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def test_presets_volume_and_silence_reach_the_file(tmp_path: Path, listener) -> None:
+    # One run each: the default, then a preset from the data dir that is slower and
+    # quieter, with silence asked for before and after the speech.
+    (tmp_path / "presets.yaml").write_text(
+        "calm:\n  voice: jm_kumo\n  speed: 0.8\n  volume: 0.5\n", encoding="utf-8"
+    )
+    text = "The back door is open."
+    plain, calm = tmp_path / "plain.wav", tmp_path / "calm.wav"
+    assert say(text, "-o", str(plain), "-q").returncode == 0
+    listed = say("--list-voices", "--data-dir", str(tmp_path))
+    assert listed.returncode == 0 and "calm" in listed.stdout.decode()
+    result = say(
+        text,
+        "-o",
+        str(calm),
+        "-q",
+        "--data-dir",
+        str(tmp_path),
+        "--voice",
+        "calm",
+        "--lead-silence",
+        "400",
+        "--tail-silence",
+        "300",
+    )
+    assert result.returncode == 0, result.stderr
+    a, rate = soundfile.read(plain, dtype="int16")
+    b, _ = soundfile.read(calm, dtype="int16")
+    loud, plain_loud = np.flatnonzero(np.abs(b) > 300), np.flatnonzero(np.abs(a) > 300)
+    assert loud[0] >= 0.4 * rate and len(b) - loud[-1] >= 0.3 * rate  # the silences
+    speech, plain_speech = b[loud[0] : loud[-1]], a[plain_loud[0] : plain_loud[-1]]
+    assert len(speech) > 1.1 * len(plain_speech)  # speed 0.8
+    level = np.sqrt(np.mean(speech.astype(float) ** 2))
+    plain_level = np.sqrt(np.mean(plain_speech.astype(float) ** 2))
+    assert 0.35 * plain_level < level < 0.7 * plain_level  # volume 0.5: about -6 dB
+    listener.check(text, b, speed=0.8)
