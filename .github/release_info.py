@@ -56,10 +56,6 @@ def info(tag: str | None = None, owner: str | None = None) -> dict[str, str]:
             (ROOT / "deploy" / "kubernetes" / "kokoro.yaml").read_text(encoding="utf-8"),
             re.M,
         )[0],
-        "wyoming_kokoro/__init__.py": re.findall(
-            r"__version__ = \"([^\"]+)\"",
-            (ROOT / "wyoming_kokoro" / "__init__.py").read_text(encoding="utf-8"),
-        )[0],
     }
     for where, value in found.items():
         if value != version:
