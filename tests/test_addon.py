@@ -395,16 +395,17 @@ FAKE_SERVER = """\
 #!{python}
 import json, os, sys
 env = {{k: v for k, v in os.environ.items() if k.startswith("KOKORO_")}}
-print(json.dumps({{"program": os.path.basename(sys.argv[0]), "args": sys.argv[1:], "env": env}}))
+launched = {{"program": os.path.basename(sys.argv[0]), "args": sys.argv[1:], "env": env}}
+print(json.dumps({{**launched, "pid": os.getpid()}}))
 """
 
 # Stands in for python3 (the voice-pack download in the background): records its
-# arguments and the pid it is to restart, next to the pid of the script that ran it.
+# arguments.
 FAKE_PYTHON = """\
 #!{python}
 import json, os, sys
 with open(os.environ["STUB_PYTHON_LOG"], "a") as log:
-    log.write(json.dumps({{"args": sys.argv[1:], "parent": os.getppid()}}) + "\\n")
+    log.write(json.dumps({{"args": sys.argv[1:]}}) + "\\n")
 """
 
 DEFAULTS: dict[str, Any] = {
@@ -489,11 +490,15 @@ def background_runs(tmp_path: Path, timeout: float = 10) -> list[dict[str, Any]]
 def test_defaults_use_the_embedded_model_and_fetch_the_voices(tmp_path: Path) -> None:
     # No --voice: the server picks the best installed voice itself (af_heart, once the
     # voice pack is in /data).
-    assert server_args(tmp_path) == [*URI, *DATA, *SHARE, *SPEAKING]
+    result = run_script(tmp_path, DEFAULTS)
+    assert result.returncode == 0, result.stderr
+    launched = json.loads(result.stdout.splitlines()[-1])
+    assert launched["args"] == [*URI, *DATA, *SHARE, *SPEAKING]
     (run,) = background_runs(tmp_path)
+    # The pid to restart is the script's own, which the exec'd server keeps.
     assert run["args"] == [
         *["-m", "wyoming_kokoro.models.voicepack", "--data-dir", "/data"],
-        *["--restart-pid", str(run["parent"]), "--port", "10200", "--port", "8880"],
+        *["--restart-pid", str(launched["pid"]), "--port", "10200", "--port", "8880"],
     ]
 
 
