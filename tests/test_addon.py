@@ -411,6 +411,9 @@ with open(os.environ["STUB_PYTHON_LOG"], "a") as log:
 DEFAULTS: dict[str, Any] = {
     "voice": "",
     "speed": 1.0,
+    "volume": 1.0,
+    "lead_silence": 0,
+    "tail_silence": 0,
     "model": "embedded",
     "threads": 0,
     "idle_timeout": 300,
@@ -471,7 +474,10 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
     return launched["args"]
 
 
-SPEAKING = ["--speed", "1.0", "--idle-timeout", "300", "--max-call-tokens", "120"]
+SPEAKING = [
+    *["--speed", "1.0", "--volume", "1.0", "--lead-silence", "0", "--tail-silence", "0"],
+    *["--idle-timeout", "300", "--max-call-tokens", "120"],
+]
 
 
 def background_runs(tmp_path: Path, timeout: float = 10) -> list[dict[str, Any]]:
@@ -547,12 +553,16 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         idle_timeout=0,
         max_call_tokens=250,
         voice="jm_kumo",
+        volume=0.5,
+        lead_silence=250,
+        tail_silence=100,
     )
     assert args == [
         *URI,
         *DATA,
         *SHARE,
-        *["--voice", "jm_kumo", "--speed", "0.8", "--idle-timeout", "0"],
+        *["--voice", "jm_kumo", "--speed", "0.8", "--volume", "0.5"],
+        *["--lead-silence", "250", "--tail-silence", "100", "--idle-timeout", "0"],
         *["--max-call-tokens", "250"],
         *["--threads", "4", "--no-streaming", "--prefork", "--debug"],
     ]

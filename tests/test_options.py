@@ -82,10 +82,12 @@ def addon_schema(option: options.Option) -> tuple[str, Any]:
         negated = option.flag.startswith("--no-")
         return "bool", not option.default if negated else option.default
     if option.kind in ("int", "float"):
-        # Whole seconds are enough in the add-on for a float with whole bounds.
+        # A float whose bounds the table writes as whole numbers (seconds) is taken in
+        # whole units by the add-on; bounds written as floats (a volume) stay floats.
         low, high = option.low, option.high
         assert low is not None and high is not None, f"{option.flag}: the add-on needs a range"
-        kind = "int" if option.kind == "int" or float(low).is_integer() else "float"
+        whole = isinstance(low, int) and isinstance(high, int)
+        kind = "int" if option.kind == "int" or whole else "float"
         bounds = f"{low},{high}" if kind == "float" else f"{int(low)},{int(high)}"
         return f"{kind}({bounds})", option.default
     return "str?", option.default

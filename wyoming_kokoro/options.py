@@ -170,6 +170,7 @@ VOLUME = Option(
     1.0,
     0.0,
     4.0,
+    addon="volume",
 )
 LEAD_SILENCE = Option(
     "--lead-silence",
@@ -178,6 +179,7 @@ LEAD_SILENCE = Option(
     0,
     0,
     5000,
+    addon="lead_silence",
 )
 TAIL_SILENCE = Option(
     "--tail-silence",
@@ -186,6 +188,7 @@ TAIL_SILENCE = Option(
     0,
     0,
     5000,
+    addon="tail_silence",
 )
 DOWNLOAD = Option(
     "--download",
