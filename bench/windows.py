@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from audio_distance import log_mel_distance
-from texts import HELD_OUT, HELD_OUT_MORE, HELD_OUT_SUBJECT
+from texts import HELD_OUT, HELD_OUT_JA, HELD_OUT_MORE, HELD_OUT_SUBJECT
 
 from wyoming_kokoro import graph, split
 from wyoming_kokoro.decoder import SplitModel, Windows
@@ -33,6 +33,7 @@ from wyoming_kokoro.engine import Engine, EngineOptions
 from wyoming_kokoro.models.assets import resolve
 
 VOICE = "jm_kumo"
+VOICE_JA = "jf_alpha"
 
 
 def best(run: Callable[[], object], times: int = 2) -> float:
@@ -60,6 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--heard", action="store_true", help="also ask the Whisper judge")
     parser.add_argument("--sentences", type=int, default=32)
+    parser.add_argument("--sound-only", action="store_true", help="only W3 and W4")
     args = parser.parse_args()
     texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE)[: args.sentences]
     assets = resolve(None, None, [])
@@ -73,71 +75,75 @@ def main() -> None:
         engine.warm_up()
     load = os.getloadavg()[0]
 
-    # -- the parts' cost -------------------------------------------------------
-    frames, plan_s, gen_s = [], [], []
-    for text in texts:
-        x = windowed._inputs(windowed.plan(text, voice)[0])
-        plan = cut.plan(x)
-        frames.append(cut.frames(plan))
-        plan_s.append(best(lambda x=x: cut.plan(x)))
-        gen_s.append(best(lambda plan=plan: cut.whole(plan)))
-    slope, intercept = np.polyfit(frames, gen_s, 1)
-    share = sum(plan_s) / (sum(plan_s) + sum(gen_s))
-    print(f"## W1 The cut model's parts ({len(texts)} sentences, 2 threads, load {load:.1f})\n")
-    print(
-        table(
-            ["part", "per call, mean", "share"],
-            [
+    if not args.sound_only:
+        # -- the parts' cost -------------------------------------------------------
+        frames, plan_s, gen_s = [], [], []
+        for text in texts:
+            x = windowed._inputs(windowed.plan(text, voice)[0])
+            plan = cut.plan(x)
+            frames.append(cut.frames(plan))
+            plan_s.append(best(lambda x=x: cut.plan(x)))
+            gen_s.append(best(lambda plan=plan: cut.whole(plan)))
+        slope, intercept = np.polyfit(frames, gen_s, 1)
+        share = sum(plan_s) / (sum(plan_s) + sum(gen_s))
+        print(f"## W1 The cut model's parts ({len(texts)} sentences, 2 threads, load {load:.1f})\n")
+        print(
+            table(
+                ["part", "per call, mean", "share"],
                 [
-                    "plan (text → features, source, durations)",
-                    f"{np.mean(plan_s):.3f} s",
-                    f"{share:.0%}",
+                    [
+                        "plan (text → features, source, durations)",
+                        f"{np.mean(plan_s):.3f} s",
+                        f"{share:.0%}",
+                    ],
+                    ["generator + inverse STFT", f"{np.mean(gen_s):.3f} s", f"{1 - share:.0%}"],
+                    [
+                        "generator, fitted",
+                        f"{1000 * slope:.1f} ms/frame + {1000 * intercept:.0f} ms",
+                        "",
+                    ],
                 ],
-                ["generator + inverse STFT", f"{np.mean(gen_s):.3f} s", f"{1 - share:.0%}"],
-                [
-                    "generator, fitted",
-                    f"{1000 * slope:.1f} ms/frame + {1000 * intercept:.0f} ms",
-                    "",
-                ],
-            ],
+            )
         )
-    )
 
-    # -- first audio -------------------------------------------------------------
-    ways: dict[str, list[float]] = {
-        "kokoro-onnx create()": [],
-        "whole call": [],
-        "phrase cut (--decode whole)": [],
-        "windows": [],
-    }
-    for text in texts:
-        phonemes = whole.phonemes(text, "en-us")
-        ways["kokoro-onnx create()"].append(
-            best(lambda p=phonemes: kokoro.create(p, voice=whole._style(voice), is_phonemes=True))
+        # -- first audio -------------------------------------------------------------
+        ways: dict[str, list[float]] = {
+            "kokoro-onnx create()": [],
+            "whole call": [],
+            "phrase cut (--decode whole)": [],
+            "windows": [],
+        }
+        style = whole._style(voice)
+        for text in texts:
+            phonemes = whole.phonemes(text, "en-us")
+            ways["kokoro-onnx create()"].append(
+                best(lambda p=phonemes: kokoro.create(p, voice=style, is_phonemes=True))
+            )
+            call = whole.plan(text, voice)[0]
+            ways["whole call"].append(best(lambda c=call: whole.run(c)))
+            quick = whole.plan(text, voice, quick_start=True)[0]
+            ways["phrase cut (--decode whole)"].append(best(lambda c=quick: whole.run(c)))
+            first = windowed.plan(text, voice, quick_start=True)[0]
+            ways["windows"].append(min(first_item(windowed.stream(first)) for _ in range(2)))
+        base = statistics.median(ways["kokoro-onnx create()"])
+        rows = []
+        for name, spent in ways.items():
+            ordered = sorted(spent)
+            p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+            median = statistics.median(spent)
+            rows.append([name, f"{median:.2f} s", f"{p95:.2f} s", f"{median / base:.2f}×"])
+        print(
+            f"\n## W2 First audio of a listener's first sentence "
+            f"(warm, load {os.getloadavg()[0]:.1f})\n"
         )
-        call = whole.plan(text, voice)[0]
-        ways["whole call"].append(best(lambda c=call: whole.run(c)))
-        quick = whole.plan(text, voice, quick_start=True)[0]
-        ways["phrase cut (--decode whole)"].append(best(lambda c=quick: whole.run(c)))
-        first = windowed.plan(text, voice, quick_start=True)[0]
-        ways["windows"].append(min(first_item(windowed.stream(first)) for _ in range(2)))
-    base = statistics.median(ways["kokoro-onnx create()"])
-    rows = []
-    for name, spent in ways.items():
-        ordered = sorted(spent)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        median = statistics.median(spent)
-        rows.append([name, f"{median:.2f} s", f"{p95:.2f} s", f"{median / base:.2f}×"])
-    print(
-        f"\n## W2 First audio of a listener's first sentence "
-        f"(warm, load {os.getloadavg()[0]:.1f})\n"
-    )
-    print(table(["decoding", "median", "p95", "vs kokoro-onnx"], rows))
+        print(table(["decoding", "median", "p95", "vs kokoro-onnx"], rows))
 
     # -- how it sounds -------------------------------------------------------------
     configs = {
-        "windows, 1 probe (default)": Windows(),
-        "windows, 2 probes": Windows(probes=2),
+        "windows, 1 probe row of 7 snippets (default)": Windows(),
+        "windows, 1 probe row of 3 snippets": Windows(snippets=3),
+        "windows, 1 contiguous probe": Windows(snippets=1),
+        "windows, 2 probe rows of 7 snippets": Windows(probes=2),
         "windows, 0 probes (the first window's statistics)": None,
     }
     sessions = split.load(directory, 2)
@@ -155,34 +161,76 @@ def main() -> None:
             pieces = [a for a, _ in model.windowed(plan)]
             distances.append(log_mel_distance(reference, np.concatenate(pieces)))
         rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
+    # The yardstick: the same sentence decoded whole in one call after the next one
+    # (each planned alone, the generator run once over both, as a call holding two
+    # short sentences is), against the sentence decoded alone.
+    distances = []
+    plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
+    for plan, other in zip(plans, plans[1:] + plans[:1], strict=True):
+        start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
+        alone = cut.whole(plan)
+        after = cut.whole(after_another(other, plan))[-len(alone) :]
+        distances.append(log_mel_distance(alone[start:], after[start:]))
+    rows.append(
+        [
+            "yardstick: the whole decode after another sentence in the same call",
+            f"{np.mean(distances):.2f} dB",
+            f"{np.max(distances):.2f} dB",
+        ]
+    )
     print("\n## W3 Windows against the whole decode (log-mel L1)\n")
     print(table(["decoding", "mean", "worst sentence"], rows))
 
     if args.heard:
-        from judge import heard, wer
+        for lang, name, sentences in (
+            ("en-us", VOICE, texts),
+            ("ja", VOICE_JA, HELD_OUT_JA[: args.sentences]),
+        ):
+            rows = heard_rows(whole, windowed, whole.voice(name), lang, sentences)
+            measure = "WER" if lang == "en-us" else "reading CER"
+            print(
+                f"\n## W4 What the Whisper judge hears ({len(sentences)} held-out "
+                f"sentences, {lang}, {name})\n"
+            )
+            print(table(["path", measure], rows))
 
-        paths = {
-            "kokoro-onnx create()": lambda t: kokoro.create(
-                whole.phonemes(t, "en-us"), voice=whole._style(voice), is_phonemes=True
-            )[0],
-            "whole call": lambda t: np.concatenate([whole.run(c) for c in whole.plan(t, voice)]),
-            "phrase cut": lambda t: np.concatenate(
-                [whole.run(c) for c in whole.plan(t, voice, quick_start=True)]
-            ),
-            "windows": lambda t: np.concatenate(
-                [
-                    p
-                    for c in windowed.plan(t, voice, quick_start=True)
-                    for p, _ in windowed.stream(c)
-                ]
-            ),
-        }
-        rows = []
-        for name, speak in paths.items():
-            rates = [wer(t, heard(speak(t))) for t in texts]
-            rows.append([name, f"{np.mean(rates):.3f}"])
-        print(f"\n## W4 What the Whisper judge hears ({len(texts)} held-out sentences)\n")
-        print(table(["path", "WER"], rows))
+
+def after_another(first: dict[str, np.ndarray], plan: dict[str, np.ndarray]) -> dict:
+    """`plan` preceded by `first` in one generator input (the style of `plan`)."""
+    joined = dict(plan)
+    joined[graph.FEATURES] = np.concatenate([first[graph.FEATURES], plan[graph.FEATURES]], 2)
+    joined[graph.HARMONICS] = np.concatenate(
+        [first[graph.HARMONICS][:, :, :-1], plan[graph.HARMONICS]], 2
+    )
+    return joined
+
+
+def heard_rows(
+    whole: Engine, windowed: Engine, voice: object, lang: str, sentences: Iterable[str]
+) -> list[list[str]]:
+    """Mean WER (reading CER for Japanese) per path, the same sentences on each."""
+    from judge import error, heard
+
+    language = lang.split("-")[0]
+    style = whole._style(voice)  # type: ignore[arg-type]
+
+    def say(engine: Engine, text: str, quick: bool) -> np.ndarray:
+        calls = engine.plan(text, voice, lang=lang, quick_start=quick)  # type: ignore[arg-type]
+        return np.concatenate([p for c in calls for p, _ in engine.stream(c)])
+
+    paths: dict[str, Callable[[str], np.ndarray]] = {
+        "kokoro-onnx create() (same phonemes)": lambda t: whole._kokoro.create(
+            whole.phonemes(t, lang), voice=style, is_phonemes=True
+        )[0],
+        "whole call": lambda t: say(whole, t, False),
+        "phrase cut (--decode whole)": lambda t: say(whole, t, True),
+        "windows": lambda t: say(windowed, t, True),
+    }
+    rows = []
+    for name, speak in paths.items():
+        rates = [error(t, heard(speak(t), language=language), language) for t in sentences]
+        rows.append([name, f"{np.mean(rates):.3f}"])
+    return rows
 
 
 if __name__ == "__main__":

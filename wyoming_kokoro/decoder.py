@@ -3,11 +3,13 @@
 The plan (text → features, harmonic source, durations) runs once per call, so the
 prosody comes from the whole sentence. The generator then runs on windows: the
 first is small, so the first audio comes early, and it is decoded in one batch with
-`probes` windows spread over the rest of the call. Their statistics, pooled, stand
-in for the whole call's, and every later window is decoded with exactly those
-(statistics and quantization scales fed): the windows join without a step in timbre
-or loudness, since with fixed statistics a window with `context` frames on each side
-decodes exactly as the same frames decoded whole. What differs from the whole call
+`probes` rows as long as it, each made of `snippets` short pieces spread over the
+rest of the call: a sample of the whole sentence rather than of one stretch of it,
+at the same cost. Their statistics, pooled, stand in for the whole call's, and every
+later window is decoded with exactly those (statistics and quantization scales fed):
+the windows join without a step in timbre or loudness, since with fixed statistics
+a window with `context` frames on each side decodes exactly as the same frames
+decoded whole. What differs from the whole call
 is only that estimate, for the whole call at once.
 
 The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
@@ -48,7 +50,8 @@ class Windows:
     first: int = 16  # the first window: the first audio a listener hears
     later: int = 48  # every later window
     context: int = 6  # decoded on each side of a window and dropped
-    probes: int = 1  # windows decoded with the first, for the statistics
+    probes: int = 1  # rows decoded with the first window, for the statistics
+    snippets: int = 7  # pieces each probe row is made of, spread over the call
 
 
 class SplitModel:
@@ -93,12 +96,20 @@ class SplitModel:
         audio = np.asarray(self._tail.run(None, {SPECTRUM: spectrum})[0]).ravel()
         return audio[SAMPLES_PER_FRAME * (core[0] - start) : SAMPLES_PER_FRAME * (core[1] - start)]
 
+    def _row(self, plan: dict[str, np.ndarray], spans: list[tuple[int, int]]) -> tuple[Any, Any]:
+        """Spans of frames one after another, as one generator input."""
+        parts = [self._slice(plan, a, b) for a, b in spans]
+        features = np.concatenate([f for f, _ in parts], axis=2)
+        # Each slice of the source carries one sample past its end; one row keeps one.
+        harmonics = np.concatenate([h[:, :, :-1] for _, h in parts] + [parts[-1][1][:, :, -1:]], 2)
+        return features, harmonics
+
     def _pooled(
-        self, plan: dict[str, np.ndarray], batch: list[tuple[int, int]], tag: object = None
+        self, plan: dict[str, np.ndarray], batch: list[list[tuple[int, int]]], tag: object = None
     ) -> list[Any]:
-        """The generator on equal windows as one batch, statistics pooled over all
-        (stoppable by `interrupt(tag)` when a tag is given)."""
-        parts = [self._slice(plan, a, b) for a, b in batch]
+        """The generator on rows of equal length as one batch, statistics pooled over
+        all (stoppable by `interrupt(tag)` when a tag is given)."""
+        parts = [self._row(plan, spans) for spans in batch]
         feed = {
             FEATURES: np.concatenate([f for f, _ in parts]),
             HARMONICS: np.concatenate([h for _, h in parts]),
@@ -116,7 +127,7 @@ class SplitModel:
     def whole(self, plan: dict[str, np.ndarray], tag: object = None) -> np.ndarray:
         """The call decoded at once: the single graph's audio, bit for bit."""
         frames = self.frames(plan)
-        return self._audio(self._pooled(plan, [(0, frames)], tag)[0], 0, (0, frames))
+        return self._audio(self._pooled(plan, [[(0, frames)]], tag)[0], 0, (0, frames))
 
     def first_frame(self, plan: dict[str, np.ndarray]) -> int:
         # The leading pad token's frames, less a few: the first sound's onset can begin
@@ -129,13 +140,31 @@ class SplitModel:
 
     def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The whole call's own statistics (what windows would need to be exact)."""
-        return self._fed(self._pooled(plan, [(0, self.frames(plan))]))
+        return self._fed(self._pooled(plan, [[(0, self.frames(plan))]]))
 
     def _fed(self, outputs: list[Any]) -> dict[str, np.ndarray]:
         fed = {
             fed_input(name): np.asarray(v) for name, v in zip(self._used, outputs[1:], strict=True)
         }
         return {name: v.reshape(()) if not self._unfed[name].ndim else v for name, v in fed.items()}
+
+    def _probes(self, frames: int, a0: int, b0: int) -> list[list[tuple[int, int]]]:
+        """Rows as long as the first window, each of `snippets` pieces spread evenly
+        over the frames after it (the last piece takes what the division leaves)."""
+        w, size = self.windows, b0 - a0
+        count = w.probes * w.snippets
+        lengths = [size // w.snippets] * (w.snippets - 1)
+        lengths.append(size - sum(lengths))
+        centres = np.linspace(b0, frames, count + 2)[1:-1]
+        rows = []
+        for row in range(w.probes):
+            spans = []
+            for piece, length in enumerate(lengths):
+                centre = centres[piece * w.probes + row]  # rows interleave over the call
+                a = int(min(max(0.0, centre - length / 2), frames - length))
+                spans.append((a, a + length))
+            rows.append(spans)
+        return rows
 
     def windowed(
         self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray] | None = None
@@ -147,11 +176,8 @@ class SplitModel:
         start = self.first_frame(plan)
         end = start + w.first
         a0, b0 = max(0, start - w.context), end + w.context
-        size = b0 - a0
-        centres = np.linspace(b0, frames, w.probes + 2)[1:-1]
-        probes = [int(min(max(0.0, c - size / 2), frames - size)) for c in centres]
         if statistics is None:
-            outputs = self._pooled(plan, [(a0, b0)] + [(p, p + size) for p in probes])
+            outputs = self._pooled(plan, [[(a0, b0)], *self._probes(frames, a0, b0)])
             yield self._audio(outputs[0][:1], a0, (start, end)), False
             fed = self._fed(outputs)
         else:
