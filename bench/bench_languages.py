@@ -37,11 +37,11 @@ TEXTS = {
 
 _G2P = """
 import json, sys, time, resource
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 lang, text = sys.argv[1], sys.argv[2]
 from kokoro_onnx.tokenizer import Tokenizer
-from wyoming_kokoro.g2p import Phonemizer
-from wyoming_kokoro.normalize import normalize
+from wyoming_kokoro.text.g2p import Phonemizer
+from wyoming_kokoro.text.normalize import normalize
 phonemize = Phonemizer(Tokenizer().phonemize)
 phonemize(normalize("Ready.", "en-us"), "en-us")  # espeak is loaded in every worker
 base = rss_mb()
@@ -60,10 +60,10 @@ print(json.dumps(dict(first=first, per_1000=per_1000, rss_delta=loaded - base)))
 _WORKER = """
 import json, sys
 import numpy as np
-from wyoming_kokoro.models.assets import resolve
-from wyoming_kokoro.engine import Engine
-from wyoming_kokoro.memory import rss_mb
-from wyoming_kokoro.text import split_text
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis.engine import Engine
+from wyoming_kokoro.server.memory import rss_mb
+from wyoming_kokoro.text.pieces import split_text
 texts = json.loads(sys.argv[1])
 engine = Engine(resolve(None, None, []))
 engine.warm_up()
@@ -123,9 +123,9 @@ def routes_table() -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from test_japanese import READINGS
 
-    from wyoming_kokoro.g2p import has_cjk
-    from wyoming_kokoro.g2p.ja import JapaneseG2P
-    from wyoming_kokoro.normalize import normalize
+    from wyoming_kokoro.text.g2p import has_cjk
+    from wyoming_kokoro.text.g2p.ja import JapaneseG2P
+    from wyoming_kokoro.text.normalize import normalize
 
     ours = JapaneseG2P(lambda text: text)
     routes = {"ours (OpenJTalk digits, g2p_ja)": lambda t: ours(normalize(t, "ja"))}

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from wyoming_kokoro.engine import Engine
-from wyoming_kokoro.loudness import TARGET_LUFS, Leveler, apply_gain, measure, true_peak
-from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis.engine import Engine
+from wyoming_kokoro.synthesis.loudness import TARGET_LUFS, Leveler, apply_gain, measure, true_peak
 
 TEXTS = (
     "The garage door has been open for ten minutes, and the lights in the kitchen are on.",

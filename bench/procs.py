@@ -7,7 +7,7 @@ import platform
 from importlib.metadata import version
 from pathlib import Path
 
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 
 _TICK = os.sysconf("SC_CLK_TCK")
 

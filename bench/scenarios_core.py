@@ -13,10 +13,10 @@ from typing import Any
 import texts
 from procs import mark
 
-from wyoming_kokoro.engine import Engine, EngineOptions
-from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.options import default_threads
-from wyoming_kokoro.text import split_text
+from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.text.pieces import split_text
 
 VOICE = "jm_kumo"
 LANG = "en-us"
@@ -45,7 +45,7 @@ def kokoro_onnx() -> Any:
     """
     from kokoro_onnx import Kokoro
 
-    from wyoming_kokoro.models.assets import prepare_model
+    from wyoming_kokoro.catalog.assets import prepare_model
 
     assets = resolve(None, None, [])
     kokoro = Kokoro(str(prepare_model(assets)), str(assets.voices))
@@ -157,7 +157,7 @@ def core_rss_kokoro(quick: bool) -> Result:
     import onnxruntime as ort
     from kokoro_onnx import Kokoro
 
-    from wyoming_kokoro.models.assets import prepare_model
+    from wyoming_kokoro.catalog.assets import prepare_model
 
     assets = resolve(None, None, [])
     options = ort.SessionOptions()  # kokoro-onnx's defaults, only the thread count set
@@ -192,7 +192,7 @@ def _per_1000(func: Callable[[str], object], text: str) -> float:
 
 def text_cost(quick: bool) -> Result:
     """A4: normalization and sentence splitting, per 1,000 characters."""
-    from wyoming_kokoro.normalize import normalize
+    from wyoming_kokoro.text.normalize import normalize
 
     result: Result = {}
     for label, text in (("answer", texts.ANSWER_1500), ("long", texts.long_text(20000))):

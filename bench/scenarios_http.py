@@ -19,7 +19,7 @@ import texts
 from client import VOICE, Server, request
 from procs import mark
 
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 
 Result = dict[str, Any]
 HTTP = ("--http", "tcp://127.0.0.1:0")

@@ -95,8 +95,8 @@ def cold_start(quick: bool) -> Result:
 _LOAD_PROBE = """
 import json, sys, time
 began = time.monotonic()
-from wyoming_kokoro.models.assets import resolve
-from wyoming_kokoro.engine import Engine, EngineOptions
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
 imported = time.monotonic()
 engine = Engine(resolve(None, None, []), EngineOptions(optimized_copy=sys.argv[1] == "copy"))
 ready = time.monotonic()
@@ -134,7 +134,7 @@ def first_phrase(quick: bool) -> Result:
     """
     from judge import judge, wer
 
-    from wyoming_kokoro.phrases import first_phrase as head_cut
+    from wyoming_kokoro.text.phrases import first_phrase as head_cut
 
     engine = load_engine("whole")  # phrase cuts are how whole calls start early
     spec = engine.voice(VOICE)

@@ -12,7 +12,7 @@ import texts
 from client import Heard, Server, describe, latencies, request
 from procs import mark
 
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 
 Result = dict[str, Any]
 KEEP = ("--idle-timeout", "600")  # the worker stays loaded for the whole scenario

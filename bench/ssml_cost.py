@@ -12,8 +12,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from wyoming_kokoro.ssml import parse
-from wyoming_kokoro.text import SentenceStream
+from wyoming_kokoro.text.pieces import SentenceStream
+from wyoming_kokoro.text.ssml import parse
 
 UNIT = (
     "<s>The front door opened at <say-as interpret-as='time'>7:30 pm</say-as>.</s>"

@@ -9,8 +9,8 @@ an LLM stream arrives, and reports the time spent inside `feed`/`finish`, that t
 per 1,000 characters, the longest single call, and how many characters were handed
 to the sentence segmenter (pysbd) against the length of the text.
 
-`--old FILE` measures another version of `wyoming_kokoro/text.py` instead, e.g. one
-written out with `git show REV:wyoming_kokoro/text.py > FILE`, for a before/after.
+`--old FILE` measures another version of `wyoming_kokoro/text/pieces.py` instead, e.g. one
+written out with `git show REV:wyoming_kokoro/text/pieces.py > FILE`, for a before/after.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ ROWS: dict[str, Callable[[], tuple[str, bool]]] = {
 
 def _load(path: str | None) -> ModuleType:
     if path is None:
-        from wyoming_kokoro import text
+        from wyoming_kokoro.text.pieces import pieces as text
 
         return text
     # Named inside the package so that its relative imports resolve.

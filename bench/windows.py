@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from audio_distance import log_mel_distance
 from texts import HELD_OUT, HELD_OUT_JA, HELD_OUT_MORE, HELD_OUT_SUBJECT
 
-from wyoming_kokoro import graph, split
-from wyoming_kokoro.decoder import SplitModel, Windows
-from wyoming_kokoro.engine import Engine, EngineOptions
-from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis import graph, split
+from wyoming_kokoro.synthesis.decoder import SplitModel, Windows
+from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
 
 VOICE = "jm_kumo"
 VOICE_JA = "jf_alpha"

@@ -31,11 +31,11 @@ from podman import Container, podman, volume_path
 from test_images import SENTENCE, URI, describe
 from wyoming_io import synthesize
 
-from wyoming_kokoro.models.assets import embedded_voices
-from wyoming_kokoro.voices import CATALOG_GRADES
+from wyoming_kokoro.catalog.assets import embedded_voices
+from wyoming_kokoro.catalog.voices import CATALOG_GRADES
 
 PACK = "voices-v1.0.bin"
-SITE = "/opt/kokoro/lib/python3.11/site-packages/wyoming_kokoro/models/files.py"
+SITE = "/opt/kokoro/lib/python3.11/site-packages/wyoming_kokoro/catalog/files.py"
 READY = "Ready on tcp://0.0.0.0:10200"
 
 # Stand-ins, mounted at /command: the scripts' shebang is `#!/command/with-contenv bashio`.

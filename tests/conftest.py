@@ -53,7 +53,7 @@ class Direct:
         if self._plain is None:
             from kokoro_onnx import Kokoro
 
-            from wyoming_kokoro.models.assets import prepare_model, resolve
+            from wyoming_kokoro.catalog.assets import prepare_model, resolve
 
             assets = resolve(None, None, [])
             self._plain = Kokoro(str(prepare_model(assets)), str(assets.voices))
@@ -192,8 +192,8 @@ def listener(recognizer, direct) -> Listener:
 
 @pytest.fixture(scope="session")
 def engine():
-    from wyoming_kokoro.engine import Engine
-    from wyoming_kokoro.models.assets import resolve
+    from wyoming_kokoro.catalog.assets import resolve
+    from wyoming_kokoro.synthesis.engine import Engine
 
     loaded = Engine(resolve(None, None, []))
     loaded.warm_up()

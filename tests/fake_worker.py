@@ -1,6 +1,6 @@
 """An in-memory worker for scheduling and protocol tests: no model, no process, no clock.
 
-It speaks the worker protocol as `worker.py` does, plugged into the scheduler through
+It speaks the worker protocol as `worker/loop.py` does, plugged into the scheduler through
 the same `WorkerHandle` seam as the spawned and forked workers. Each sentence of a
 piece is one model call; its "audio" is the sentence's own UTF-8 bytes, cut into
 `windows` parts, so a test reads back exactly what was said, in which order, and sees
@@ -26,7 +26,7 @@ from wyoming_kokoro.protocol import (
     Setup,
     Stop,
 )
-from wyoming_kokoro.workerproc import WorkerStartError
+from wyoming_kokoro.server.worker_handle import WorkerStartError
 
 
 def said(text: str) -> list[bytes]:

@@ -81,7 +81,7 @@ class ServerProcess:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:
                 continue
-            if b"wyoming_kokoro.split" not in command:
+            if b"wyoming_kokoro.synthesis.split" not in command:
                 found.append(pid)
         return found
 

@@ -503,7 +503,7 @@ def test_defaults_use_the_embedded_model_and_fetch_the_voices(tmp_path: Path) ->
     (run,) = background_runs(tmp_path)
     # The pid to restart is the script's own, which the exec'd server keeps.
     assert run["args"] == [
-        *["-m", "wyoming_kokoro.models.voicepack", "--data-dir", "/data"],
+        *["-m", "wyoming_kokoro.catalog.voicepack", "--data-dir", "/data"],
         *["--restart-pid", str(launched["pid"]), "--port", "10200", "--port", "8880"],
     ]
 

@@ -58,6 +58,24 @@ def test_every_module_file_is_listed_once_and_nothing_else() -> None:
     assert not stale, f"no such module any more: {stale}"
 
 
+# The folders that name a process hold only modules of that process.
+FOLDERS = {
+    "wyoming_kokoro/server/": {"server"},
+    "wyoming_kokoro/worker/": {"worker"},
+    "wyoming_kokoro/synthesis/": {"worker, CLI"},
+}
+
+
+def test_the_folders_are_the_processes() -> None:
+    wrong = {
+        path: process
+        for path, process in _table()
+        for folder, allowed in FOLDERS.items()
+        if path.startswith(folder) and process not in allowed
+    }
+    assert not wrong, f"a module in the wrong folder for its process: {wrong}"
+
+
 def test_every_process_is_one_of_the_legend() -> None:
     wrong = {path: process for path, process in _table() if process not in PROCESSES}
     assert not wrong, f"process must be one of {sorted(PROCESSES)}: {wrong}"
@@ -67,15 +85,15 @@ def test_every_process_is_one_of_the_legend() -> None:
     ("process", "imports", "marks"),
     [
         # the server's entry point and its HTTP door
-        ("server", "wyoming_kokoro.__main__, wyoming_kokoro.http", ("server", "both")),
-        # what the worker imports as it starts (worker.py's main)
+        ("server", "wyoming_kokoro.__main__, wyoming_kokoro.server.http", ("server", "both")),
+        # what the worker imports as it starts (its entry point, then the engine)
         (
             "worker",
-            "wyoming_kokoro.worker, wyoming_kokoro.engine, wyoming_kokoro.session",
+            "wyoming_kokoro.worker.__main__, wyoming_kokoro.synthesis.engine",
             ("worker", "both"),
         ),
         # kokoro-say, with what it imports once its arguments are checked
-        ("CLI", "kokoro_say.main, kokoro_say.output, wyoming_kokoro.engine", ("CLI",)),
+        ("CLI", "kokoro_say.main, kokoro_say.output, wyoming_kokoro.synthesis.engine", ("CLI",)),
     ],
 )
 def test_the_process_column_agrees_with_the_imports(

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_kokoro.models.assets import (
+from wyoming_kokoro.catalog.assets import (
     AssetError,
     check_file,
     embedded_voices,
     prepare_model,
     resolve,
 )
-from wyoming_kokoro.models.files import MODEL_FILES, KnownFile
+from wyoming_kokoro.catalog.files import MODEL_FILES, KnownFile
 
 
 def _voices_file(path: Path, names: list[str]) -> Path:
@@ -105,7 +105,7 @@ def test_embedded_model_is_assembled_once_and_verified(tmp_path: Path, monkeypat
 def test_unwritable_cache_loads_the_embedded_model_from_memory(tmp_path: Path, monkeypatch) -> None:
     import hashlib
 
-    from wyoming_kokoro.models.assets import CacheUnwritableError, model_file
+    from wyoming_kokoro.catalog.assets import CacheUnwritableError, model_file
 
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")  # unwritable even for root, unlike chmod

@@ -14,11 +14,11 @@ import pytest
 from ha_languages import voices_for
 from speech_checks import nuclei, silence_ratio, syllables
 
-from wyoming_kokoro.g2p import Phonemizer
-from wyoming_kokoro.info import build_info
-from wyoming_kokoro.normalize import normalize
-from wyoming_kokoro.text import split_text
-from wyoming_kokoro.voices import g2p_language, parse_voice
+from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
+from wyoming_kokoro.server.wyoming.info import build_info
+from wyoming_kokoro.text.g2p import Phonemizer
+from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.pieces import split_text
 
 READINGS = [
     # --- third-tone sandhi ------------------------------------------------------------

@@ -214,7 +214,7 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
 def test_japanese_and_chinese_are_spoken(tmp_path: Path, args: list[str], text: str) -> None:
     from speech_checks import morae, silence_ratio, syllables
 
-    from wyoming_kokoro.normalize import normalize
+    from wyoming_kokoro.text.normalize import normalize
 
     out = tmp_path / "out.wav"
     result = say(text, "-o", str(out), "-q", *args)

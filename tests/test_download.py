@@ -1,4 +1,4 @@
-"""Tests for wyoming_kokoro.models.download against a real local HTTP server (no internet)."""
+"""Tests for wyoming_kokoro.catalog.download against a real local HTTP server (no internet)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import can_mount_privately
 
-from wyoming_kokoro.models import download
-from wyoming_kokoro.models.download import (
+from wyoming_kokoro.catalog import download
+from wyoming_kokoro.catalog.download import (
     ConsoleProgress,
     DownloadError,
     FileCheckError,
@@ -28,7 +28,7 @@ from wyoming_kokoro.models.download import (
     download_model,
     verify_file,
 )
-from wyoming_kokoro.models.files import KnownFile
+from wyoming_kokoro.catalog.files import KnownFile
 
 
 def _known(name: str, data: bytes) -> KnownFile:
@@ -296,8 +296,8 @@ def test_console_progress() -> None:
 _FILL_THEN_GROW = """
 import subprocess, sys
 from pathlib import Path
-from wyoming_kokoro.models.download import DownloadError, download_file
-from wyoming_kokoro.models.files import KnownFile
+from wyoming_kokoro.catalog.download import DownloadError, download_file
+from wyoming_kokoro.catalog.files import KnownFile
 
 url, dest, name, size, sha = sys.argv[1:]
 known = KnownFile(name, int(size), sha)
@@ -341,7 +341,7 @@ def test_a_verified_file_is_not_hashed_again_at_the_next_start(
 ) -> None:
     # --download checks the files at every server start; a Pi used to hash the
     # 310 MB model each time before it listened.
-    from wyoming_kokoro.models import assets
+    from wyoming_kokoro.catalog import assets
 
     hashed: list[Path] = []
     real = assets.sha256_of

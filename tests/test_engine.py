@@ -7,8 +7,8 @@ import pytest
 from audio_distance import log_mel_distance
 
 from wyoming_kokoro.audio import SAMPLE_RATE
-from wyoming_kokoro.g2p import Phonemizer
-from wyoming_kokoro.text import split_text
+from wyoming_kokoro.text.g2p import Phonemizer
+from wyoming_kokoro.text.pieces import split_text
 
 # Home Assistant announcements; the default voice (jm_kumo) must be understood.
 ANNOUNCEMENTS = [
@@ -110,8 +110,8 @@ def test_lexicon_respelling_and_phonemes() -> None:
 @pytest.fixture(scope="module")
 def whole_engine():
     """The engine as --decode whole runs it: a listener's first call cut into phrases."""
-    from wyoming_kokoro.engine import Engine, EngineOptions
-    from wyoming_kokoro.models.assets import resolve
+    from wyoming_kokoro.catalog.assets import resolve
+    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
 
     return Engine(resolve(None, None, []), EngineOptions(decode="whole"))
 

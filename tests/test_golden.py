@@ -19,7 +19,7 @@ import soundfile
 from audio_distance import RATE, Distance, distance
 from judge import to_16k
 
-from wyoming_kokoro.text import split_text
+from wyoming_kokoro.text.pieces import split_text
 
 GOLDEN = Path(__file__).parent / "golden" / "door_jm_kumo.wav"
 TEXT = "The door is locked. The lights are off."

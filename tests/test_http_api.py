@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from conftest import ServerProcess
 
-from wyoming_kokoro.http.voicemap import openai_voice
+from wyoming_kokoro.server.http.voicemap import openai_voice
 
 TEXT = "Turn on the kitchen lights."
 FORMATS = ("mp3", "opus", "aac", "flac", "wav", "pcm")

@@ -317,7 +317,7 @@ def test_without_a_voice_the_default_voice_speaks(server, voice) -> None:
 
 RACE = """
 import os, sys, threading, time
-from wyoming_kokoro.http.encoders import make_encoder
+from wyoming_kokoro.server.http.encoders import make_encoder
 pcm = os.urandom(24000 * 2 * 2)
 for fmt in ("flac", "opus", "mp3", "aac"):
     for trial in range(12):

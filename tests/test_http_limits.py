@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from wyoming_kokoro.http import start_http
-from wyoming_kokoro.http.app import build_app
-from wyoming_kokoro.http.request import Voices
-from wyoming_kokoro.http.speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig
-from wyoming_kokoro.scheduler import Job
+from wyoming_kokoro.server.http import start_http
+from wyoming_kokoro.server.http.app import build_app
+from wyoming_kokoro.server.http.request import Voices
+from wyoming_kokoro.server.http.speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig
+from wyoming_kokoro.server.scheduler import Job
+from wyoming_kokoro.server.utterance import SpokenText
 from wyoming_kokoro.settings import Settings
-from wyoming_kokoro.utterance import SpokenText
 
 VOICE = "jm_kumo"
 GOOD = {"model": "tts-1", "input": "Hello there.", "voice": VOICE, "response_format": "pcm"}
@@ -112,7 +112,7 @@ def serve(
     """`test(port)` against the HTTP side as the server starts it (start_http)."""
 
     async def main() -> None:
-        with caplog.at_level(logging.INFO, logger="wyoming_kokoro.http"):
+        with caplog.at_level(logging.INFO, logger="wyoming_kokoro.server.http"):
             server = await start_http(
                 Settings(http=f"tcp://{host}:0", **settings),
                 FakeScheduler(),  # type: ignore[arg-type]

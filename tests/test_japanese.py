@@ -22,9 +22,9 @@ from wyoming.info import Describe, Info
 from wyoming_io import run, stream, synthesize
 
 from wyoming_kokoro.audio import pause_after
-from wyoming_kokoro.g2p import Phonemizer, reading_language
-from wyoming_kokoro.normalize import normalize
-from wyoming_kokoro.text import split_text
+from wyoming_kokoro.text.g2p import Phonemizer, reading_language
+from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.pieces import split_text
 
 READINGS = [
     # --- particles, kanji readings ---------------------------------------------------
@@ -161,14 +161,14 @@ def test_sentences_split_at_japanese_marks_without_spaces() -> None:
 
 LAZY = """
 import sys
-from wyoming_kokoro.info import build_info
+from wyoming_kokoro.server.wyoming.info import build_info
 build_info(("jm_kumo", "zf_xiaobei"), True)
 heavy = ("pyopenjtalk", "jieba", "cn2an", "pypinyin")
 print(sorted(m for m in heavy if m in sys.modules))
 from kokoro_onnx.tokenizer import Tokenizer
 from wyoming_kokoro.audio import pause_after
-from wyoming_kokoro.g2p import Phonemizer, reading_language
-from wyoming_kokoro.normalize import normalize
+from wyoming_kokoro.text.g2p import Phonemizer, reading_language
+from wyoming_kokoro.text.normalize import normalize
 p = Phonemizer(Tokenizer().phonemize)
 for text, lang in [("The door is open.", "en-us"), ("It is 7:30.", "ja"), ("ドアが開いた。", "ja")]:
     p(normalize(text, lang), lang)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_kokoro.g2p import LEXICON_NAME, load_lexicon, load_lexicons
+from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicon, load_lexicons
 
 
 def lexicon(directory: Path, data: bytes) -> Path:

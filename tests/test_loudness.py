@@ -15,16 +15,14 @@ import pytest
 from conftest import ServerProcess
 from wyoming_io import run, synthesize
 
-from wyoming_kokoro.loudness import (
+from wyoming_kokoro.catalog.voices import parse_voice
+from wyoming_kokoro.synthesis.loudness import (
     LIMIT_DBTP,
     TARGET_LUFS,
     Leveler,
     apply_gain,
-    split_volume,
     true_peak,
-    with_volume,
 )
-from wyoming_kokoro.voices import parse_voice
 
 TEXT = "Someone is at the front door, and a parcel was left on the porch."
 VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
@@ -34,15 +32,6 @@ BLENDS = ("jf_alpha(1)+jm_kumo(1)", "jf_nezumi(2)+jf_tebukuro(1)")
 def lufs(pcm: bytes | np.ndarray) -> float:
     audio = np.frombuffer(pcm, np.int16) if isinstance(pcm, bytes) else pcm
     return float(pyloudnorm.Meter(24000).integrated_loudness(audio.astype(np.float64) / 32768))
-
-
-def test_volume_rides_with_the_voice() -> None:
-    assert with_volume("af_heart", 1.0) == "af_heart"
-    assert split_volume(with_volume("af_bella(0.6)+af_sky(0.4)", 0.5)) == (
-        "af_bella(0.6)+af_sky(0.4)",
-        0.5,
-    )
-    assert split_volume("jm_kumo@99") == ("jm_kumo", 4.0)  # clamped to the range
 
 
 def test_a_big_gain_is_limited_not_clipped() -> None:

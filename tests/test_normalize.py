@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from wyoming_kokoro.normalize import normalize
+from wyoming_kokoro.text.normalize import normalize
 
 US, GB = "en-us", "en-gb"
 

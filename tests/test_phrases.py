@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wyoming_kokoro.phrases import first_phrase, opening_phrases
+from wyoming_kokoro.text.phrases import first_phrase, opening_phrases
 
 
 @pytest.mark.parametrize(

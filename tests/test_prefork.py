@@ -18,7 +18,7 @@ from wyoming.client import AsyncClient
 from wyoming.tts import Synthesize
 from wyoming_io import collect, run, synthesize
 
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 
 SENTENCE = "The garage door has been open for ten minutes."
 ARTICLE = " ".join(["The heating schedule switched to evening mode an hour ago."] * 20)
@@ -92,9 +92,14 @@ def _descendants(pid: int) -> list[int]:
 def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork: bool) -> None:
     # A model that never finishes loading (a FIFO: opening it blocks for ever) runs
     # into the start timeout; no process started for it may outlive that.
-    from wyoming_kokoro.models.assets import Assets, resolve
+    from wyoming_kokoro.catalog.assets import Assets, resolve
     from wyoming_kokoro.protocol import Setup, WorkerConfig
-    from wyoming_kokoro.workerproc import ForkedWorker, SpawnedWorker, WorkerStartError, _alive
+    from wyoming_kokoro.server.worker_handle import (
+        ForkedWorker,
+        SpawnedWorker,
+        WorkerStartError,
+        _alive,
+    )
 
     embedded = resolve(None, None, [])
     fifo = tmp_path / "hangs.onnx"  # not a published name: only stat()ed before the load

@@ -11,8 +11,8 @@ from ha_languages import voices_for
 from wyoming.info import Describe, Info
 from wyoming_io import run, synthesize
 
-from wyoming_kokoro.presets import choose, load_presets, parse_presets
-from wyoming_kokoro.voices import VoiceError
+from wyoming_kokoro.catalog.presets import choose, load_presets, parse_presets
+from wyoming_kokoro.catalog.voices import VoiceError
 
 INSTALLED = ("jm_kumo", "jf_alpha", "af_heart")
 

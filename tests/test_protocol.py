@@ -29,8 +29,8 @@ from wyoming.tts import (
 
 from wyoming_kokoro import protocol
 from wyoming_kokoro.protocol import BadMessage, Message, decode
-from wyoming_kokoro.wire import Limits, ProtocolError
-from wyoming_kokoro.wire import read_event as careful_read_event
+from wyoming_kokoro.server.wyoming.wire import Limits, ProtocolError
+from wyoming_kokoro.server.wyoming.wire import read_event as careful_read_event
 
 
 def _message_classes() -> list[type[Message]]:

@@ -190,7 +190,7 @@ def test_sdist_and_wheel_build_and_pass_twine_check(tmp_path: Path) -> None:
     assert wheel.is_file() and sdist.is_file(), sorted(p.name for p in dist.iterdir())
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    assert "wyoming_kokoro/models/voicepack.py" in names
+    assert "wyoming_kokoro/catalog/voicepack.py" in names
     assert not [n for n in names if n.startswith(("tests/", "images/", "bench/"))]
     check = subprocess.run(
         [sys.executable, "-m", "twine", "check", "--strict", str(wheel), str(sdist)],

@@ -18,12 +18,12 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize
 from wyoming_io import collect, run, synthesize
 
-from wyoming_kokoro.handler import HandlerConfig, KokoroHandler
-from wyoming_kokoro.memory import rss_mb
-from wyoming_kokoro.models.assets import Assets
+from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import Audio, WorkerConfig
-from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions
-from wyoming_kokoro.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
+from wyoming_kokoro.server.memory import rss_mb
+from wyoming_kokoro.server.scheduler import Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
 
 
 async def _read_all(data: bytes, limit: int = MAX_HEADER_BYTES) -> list[str]:
@@ -431,7 +431,7 @@ def test_the_fuzzers_silent_chunks_stay_silent_in_any_order() -> None:
     # The state-machine test relies on this: no sequence of them becomes speech.
     from itertools import product
 
-    from wyoming_kokoro.text import SentenceStream
+    from wyoming_kokoro.text.pieces import SentenceStream
 
     for combo in product(EMPTY_CHUNKS, repeat=3):
         stream = SentenceStream("en-us")

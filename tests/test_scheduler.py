@@ -7,9 +7,9 @@ import gc
 import weakref
 from pathlib import Path
 
-from wyoming_kokoro.models.assets import Assets
+from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import WorkerConfig
-from wyoming_kokoro.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.server.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
 
 
 def _scheduler() -> Scheduler:

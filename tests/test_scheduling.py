@@ -20,14 +20,14 @@ from wyoming.event import async_write_event
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 from wyoming_io import collect, run, synthesize
 
-from wyoming_kokoro import scheduler as scheduler_module
-from wyoming_kokoro.handler import HandlerConfig, KokoroHandler
-from wyoming_kokoro.info import build_info
-from wyoming_kokoro.memory import rss_mb
-from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.protocol import WorkerConfig
-from wyoming_kokoro.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
-from wyoming_kokoro.wire import Limits
+from wyoming_kokoro.server.memory import rss_mb
+from wyoming_kokoro.server.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
+from wyoming_kokoro.server.startup import scheduler as scheduler_module
+from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.info import build_info
+from wyoming_kokoro.server.wyoming.wire import Limits
 
 ARTICLE = " ".join(
     f"Paragraph {n}: the heating schedule switched to evening mode, the blinds are "

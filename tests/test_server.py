@@ -16,7 +16,7 @@ from wyoming.info import Describe, Info
 from wyoming.ping import Ping
 from wyoming_io import collect, run, stream, synthesize
 
-from wyoming_kokoro.memory import rss_mb
+from wyoming_kokoro.server.memory import rss_mb
 
 SENTENCE = "The front door is locked."
 ANNOUNCEMENT = "Turn on the kitchen lights. The garage door has been open for ten minutes."
@@ -277,7 +277,7 @@ def test_memory_guard_refuses_to_start_a_worker() -> None:
 
 @pytest.mark.slow
 def test_model_broken_between_bursts_gives_clear_errors_then_recovers(tmp_path) -> None:
-    from wyoming_kokoro.models.assets import prepare_model, resolve
+    from wyoming_kokoro.catalog.assets import prepare_model, resolve
 
     good = prepare_model(resolve(None, None, []))
     model = tmp_path / good.name

@@ -108,7 +108,7 @@ def test_the_server_runs_where_signals_cannot_be_watched() -> None:
     import re
     import threading
 
-    from wyoming_kokoro.server import serve
+    from wyoming_kokoro.server.startup import run_server
     from wyoming_kokoro.settings import Settings
 
     ready = threading.Event()
@@ -122,7 +122,7 @@ def test_the_server_runs_where_signals_cannot_be_watched() -> None:
 
     async def main() -> None:
         found["loop"], found["task"] = asyncio.get_running_loop(), asyncio.current_task()
-        await serve(Settings(uri="tcp://127.0.0.1:0", idle_timeout=1))
+        await run_server(Settings(uri="tcp://127.0.0.1:0", idle_timeout=1))
 
     def run_in_thread() -> None:
         try:
@@ -132,8 +132,8 @@ def test_the_server_runs_where_signals_cannot_be_watched() -> None:
             ready.set()
 
     handler = Catch()
-    logging.getLogger("wyoming_kokoro.server").addHandler(handler)
-    logging.getLogger("wyoming_kokoro.server").setLevel(logging.INFO)
+    logging.getLogger("wyoming_kokoro.server.startup").addHandler(handler)
+    logging.getLogger("wyoming_kokoro.server.startup").setLevel(logging.INFO)
     thread = threading.Thread(target=run_in_thread, daemon=True)
     thread.start()
     try:
@@ -147,7 +147,7 @@ def test_the_server_runs_where_signals_cannot_be_watched() -> None:
 
         assert run(describe()) == "info"
     finally:
-        logging.getLogger("wyoming_kokoro.server").removeHandler(handler)
+        logging.getLogger("wyoming_kokoro.server.startup").removeHandler(handler)
         loop = found.get("loop")
         if loop is not None:
             loop.call_soon_threadsafe(found["task"].cancel)  # type: ignore[union-attr]

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from conftest import can_mount_privately
 
-from wyoming_kokoro.models.assets import Assets, model_file, resolve
-from wyoming_kokoro.session import GRAPH, WEIGHTS, create_session, optimized_copy
+from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
+from wyoming_kokoro.synthesis.runtime import GRAPH, WEIGHTS, create_session, optimized_copy
 
 PHONEMES = "sˈʌmwʌn ɪz æt ðə fɹˈʌnt dˈɔːɹ."  # "Someone is at the front door."
 
@@ -58,7 +58,7 @@ def test_first_load_saves_a_copy_the_next_load_uses(
 ) -> None:
     assert {p.name for p in saved.iterdir()} == {GRAPH, WEIGHTS}
     assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # no leftovers
-    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.session"):
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
         session = create_session(model, 2, saved)
     assert "Loaded the optimized copy" in caplog.text
     # The copy speaks exactly what the model does, sample for sample.
@@ -95,12 +95,12 @@ def test_a_broken_copy_is_replaced(
     copy = tmp_path / saved.name
     shutil.copytree(saved, copy)
     damage(copy)
-    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.session"):
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
         session = create_session(model, 2, copy)
     assert np.array_equal(speak(session, assets), reference)
     assert "Saved an optimized copy" in caplog.text
     caplog.clear()
-    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.session"):
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
         again = create_session(model, 2, copy)
     assert "Loaded the optimized copy" in caplog.text
     assert np.array_equal(speak(again, assets), reference)
@@ -145,8 +145,8 @@ _ON_A_FULL_DISK = """
 import sys
 from pathlib import Path
 import numpy as np
-from wyoming_kokoro.models.assets import model_file, resolve
-from wyoming_kokoro.session import create_session, optimized_copy
+from wyoming_kokoro.catalog.assets import model_file, resolve
+from wyoming_kokoro.synthesis.runtime import create_session, optimized_copy
 from test_session import speak
 
 full, out = Path(sys.argv[1]), Path(sys.argv[2])

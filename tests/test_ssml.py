@@ -18,7 +18,7 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
 from wyoming_io import collect, run, synthesize
 
-from wyoming_kokoro.ssml import Pause, Say, SsmlError, Style, is_ssml, parse
+from wyoming_kokoro.text.ssml import Pause, Say, SsmlError, Style, is_ssml, parse
 
 BILLION_LAUGHS = (
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from wyoming_kokoro.stopping import Interrupted, Interruptible, StopSwitch
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, StopSwitch
 
 
 class _Session:

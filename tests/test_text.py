@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_kokoro.text import (
+from wyoming_kokoro.text.pieces import (
     _FENCE,
     _LINE_PREFIX,
     _RULE,

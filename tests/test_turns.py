@@ -14,15 +14,18 @@ from typing import TypeVar
 import pytest
 from fake_worker import FakeWorker, heard
 
-from wyoming_kokoro.models.assets import Assets
+from wyoming_kokoro.catalog.assets import Assets
+from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
-from wyoming_kokoro.scheduler import (
+from wyoming_kokoro.server.scheduler import (
     MAX_BUFFERED_BYTES,
     Job,
     Scheduler,
     SchedulerOptions,
     SynthesisError,
 )
+from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
+from wyoming_kokoro.text.ssml import parse as parse_ssml
 
 ARTICLE = " ".join(f"Paragraph {n} of the article." for n in range(1, 9))
 ANNOUNCEMENT = "The washing machine has finished."
@@ -225,3 +228,22 @@ def test_a_client_that_does_not_read_is_held_back_and_others_are_served() -> Non
     size = len(f"Sentence 00000 {'x' * 2000}.")
     assert said == ANNOUNCEMENT
     assert calls <= MAX_BUFFERED_BYTES // size + 2  # its buffer full, far from the book
+
+
+def test_the_volume_reaches_the_worker_as_a_field_of_the_piece() -> None:
+    """The request's volume, times a preset's and SSML's, travels beside the voice name."""
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        spoken = SpokenText(scheduler, 1, "jm_kumo", 1.0, "en-us", 10_000, volume=0.5)
+        spoken.submit(spoken.plan_text("Plain words."))
+        loud = Choice("af_heart", 1.0, 2.0, "en-us")  # a preset twice as loud
+        segments = parse_ssml('<speak><prosody volume="+6dB">Loud words.</prosody></speak>')
+        spoken.submit(spoken.plan_ssml(segments, ssml_voicing(lambda _: loud, loud, 0.5)))
+        spoken.finish()
+        return heard(b"".join([pcm async for pcm in spoken.audio()]))
+
+    text, worker = _run(scenario)
+    assert text.replace(".", ". ").split() == ["Plain", "words.", "Loud", "words."]
+    pieces = worker.calls(Piece)
+    assert (pieces[0].voice, pieces[0].volume) == ("jm_kumo", 0.5)
+    assert pieces[1].voice == "af_heart" and 1.9 < pieces[1].volume < 2.1  # 2 x 0.5 x +6 dB

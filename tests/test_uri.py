@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wyoming_kokoro.uri import (
+from wyoming_kokoro.server.uri import (
     bare_host,
     bracketed,
     uri_host,

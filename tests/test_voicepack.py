@@ -1,4 +1,4 @@
-"""The add-on's voice-pack download (wyoming_kokoro.models.voicepack), on 127.0.0.1.
+"""The add-on's voice-pack download (wyoming_kokoro.catalog.voicepack), on 127.0.0.1.
 
 The pack is fetched with retries and resumed, and the server is restarted only once
 nobody is connected to it; the run-script shape (downloader in the background, then
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from wyoming_kokoro.models import voicepack
-from wyoming_kokoro.models.files import KnownFile
+from wyoming_kokoro.catalog import voicepack
+from wyoming_kokoro.catalog.files import KnownFile
 
 DATA = random.Random(3).randbytes(300_000)
 PACK = KnownFile("voices-v1.0.bin", len(DATA), hashlib.sha256(DATA).hexdigest())
@@ -146,7 +146,7 @@ def test_run_script_shape_restarts_the_idle_server(served: Pack, tmp_path: Path)
     port, marker, data = free_port(), tmp_path / "marker", tmp_path / "data"
     # The test's pack stands in for the published one (its size and sha256).
     hook = (
-        "import sys, runpy; from wyoming_kokoro.models import files, voicepack;"
+        "import sys, runpy; from wyoming_kokoro.catalog import files, voicepack;"
         f"voicepack.VOICES_FILE = files.KnownFile({PACK.name!r}, {PACK.size}, {PACK.sha256!r});"
         "sys.argv[0] = 'voicepack'; sys.exit(voicepack.main())"
     )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_kokoro.voices import (
+from wyoming_kokoro.catalog.voices import (
     CATALOG,
     G2P_LANGUAGES,
     VoiceError,
@@ -193,7 +193,7 @@ def test_languages_we_cannot_read_are_still_refused(code: str) -> None:
     ("field", "code"), [("lang_code", "e"), ("lang_code", "es-ES"), ("language", "es_ES")]
 )
 def test_http_lang_code_reaches_the_reading_language(field: str, code: str) -> None:
-    from wyoming_kokoro.http.request import Voices, parse_speech
+    from wyoming_kokoro.server.http.request import Voices, parse_speech
 
     voices = Voices(installed=INSTALLED, default="af_sky", speed=1.0, max_text_chars=1000)
     request = parse_speech({"input": "Hola.", "voice": "af_sky", field: code}, voices)
@@ -206,8 +206,8 @@ def test_http_lang_code_reaches_the_reading_language(field: str, code: str) -> N
      ("JA", "ja", "ja"), ("fr-fr", "fr-fr", "fr")],
 )  # fmt: skip
 def test_language_codes_are_read_one_way(code: str, written: str, base: str) -> None:
-    from wyoming_kokoro.g2p import base_language, language_code
-    from wyoming_kokoro.voices import reading_language_of
+    from wyoming_kokoro.catalog.voices import reading_language_of
+    from wyoming_kokoro.text.g2p import base_language, language_code
 
     assert (language_code(code), base_language(code)) == (written, base)
     assert base_language(reading_language_of(code)) == base

@@ -14,12 +14,13 @@ import pytest
 from audio_distance import log_mel_distance
 from test_worker import receive, receive_one, running_worker, send, speak
 
-from wyoming_kokoro import graph, split
-from wyoming_kokoro.decoder import SplitModel
-from wyoming_kokoro.engine import Engine, EngineOptions
-from wyoming_kokoro.models.assets import Assets, model_file, resolve
+from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
+from wyoming_kokoro.catalog.cut import split_dir
 from wyoming_kokoro.protocol import Audio, Next, Piece, Preempt
-from wyoming_kokoro.session import create_session
+from wyoming_kokoro.synthesis import graph, split
+from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.runtime import create_session
 
 SENTENCES = (
     "The washing machine has finished, and the dryer will be done in ten minutes.",
@@ -112,7 +113,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     with pytest.raises(graph.GraphError):
         graph.cut(renamed)
     # A model that is not a published file is never cut: it is decoded whole.
-    assert split.split_dir(renamed) is None
+    assert split_dir(renamed) is None
     engine = Engine(Assets(renamed, assets.voices, assets.voice_names, "test"))
     calls = engine.plan(LONG, engine.voice("jm_kumo"), quick_start=True)
     assert not any(c.windowed for c in calls)

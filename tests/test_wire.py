@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from wyoming_kokoro.wire import write_or_abort
+from wyoming_kokoro.server.wyoming.wire import write_or_abort
 
 
 class _Transport(asyncio.WriteTransport):

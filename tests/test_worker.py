@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from wyoming.event import read_event, write_event
 
-from wyoming_kokoro.models.assets import resolve
+from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.protocol import (
     Audio,
     Drop,
@@ -221,7 +221,7 @@ def test_the_setup_is_read_as_wyoming_frames_it() -> None:
 
     from wyoming.event import Event
 
-    from wyoming_kokoro.worker import _read_setup
+    from wyoming_kokoro.worker.loop import _read_setup
 
     setup = Setup({"threads": 2, "lexicon": {"HA": "home assistant"}}, warm_up=True)
     buffer = io.BytesIO()

@@ -11,11 +11,11 @@ from typing import Any
 
 import click
 
-from . import __version__, options
-from .models.assets import AssetError, default_data_dir
-from .server import serve
-from .settings import Settings
-from .voices import VoiceError
+from wyoming_kokoro import __version__, options
+from wyoming_kokoro.catalog.assets import AssetError, default_data_dir
+from wyoming_kokoro.catalog.voices import VoiceError
+from wyoming_kokoro.server.startup import run_server
+from wyoming_kokoro.settings import Settings
 
 # Settings whose flag says another thing or in other words; every other setting is
 # its flag's value as it is, under the same name.
@@ -52,7 +52,7 @@ def main(**params: Any) -> None:
         stream=sys.stderr,
     )
     try:
-        asyncio.run(serve(settings))
+        asyncio.run(run_server(settings))
     except (AssetError, VoiceError, OSError, ValueError) as err:
         raise click.ClickException(str(err)) from err
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .models.files import DEFAULT_DOWNLOAD_URL, MODEL_FILES
+from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -162,14 +162,15 @@ MAX_CALL_TOKENS = Option(
     500,
     addon="max_call_tokens",
 )
+# The volume multiplier a request, a preset or the server may ask for.
+VOLUME_RANGE = (0.0, 4.0)
 VOLUME = Option(
     "--volume",
     "Loudness multiplier on top of the equal loudness of every voice (1.0 = -20 LUFS); "
     "peaks are limited, never clipped.",
     "float",
     1.0,
-    0.0,
-    4.0,
+    *VOLUME_RANGE,
     addon="volume",
 )
 LEAD_SILENCE = Option(

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .models.assets import Assets
-from .options import DECODE, MAX_CALL_TOKENS
+from wyoming_kokoro.catalog.assets import Assets
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS
 
 if TYPE_CHECKING:  # the worker reads its Setup before it imports wyoming (cold start)
     from wyoming.event import Event
@@ -107,6 +107,7 @@ class Piece(Message):
     speed: float = 1.0
     lang: str | None = None
     first: bool = False  # the first piece of an utterance: a listener waits for it
+    volume: float = 1.0  # a multiplier on the voice's equal loudness
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import options as o
+from wyoming_kokoro import options as o
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Settings:
     lead_silence: int = o.LEAD_SILENCE.default  # ms before each request's speech
     tail_silence: int = o.TAIL_SILENCE.default  # ms after it
     decode: str = o.DECODE.default  # windows | whole: how a listener's first call is decoded
-    # The OpenAI-compatible HTTP side (wyoming_kokoro/http/), off unless a URI is given
+    # The OpenAI-compatible HTTP side (wyoming_kokoro/server/http/), off unless a URI is given
     http: str | None = None  # e.g. tcp://0.0.0.0:8880
     api_key: str | None = None  # bearer token the HTTP side requires, if set
     cors_origins: tuple[str, ...] = ()  # origins allowed by CORS; empty: CORS off

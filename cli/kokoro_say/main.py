@@ -12,16 +12,16 @@ from typing import Any
 import click
 
 from wyoming_kokoro import __version__, options
-from wyoming_kokoro.g2p import load_lexicons
-from wyoming_kokoro.models.assets import AssetError, default_data_dir, resolve
-from wyoming_kokoro.presets import Preset, choose, load_presets
-from wyoming_kokoro.voices import (
+from wyoming_kokoro.catalog.assets import AssetError, default_data_dir, resolve
+from wyoming_kokoro.catalog.presets import Preset, choose, load_presets
+from wyoming_kokoro.catalog.voices import (
     CATALOG,
     G2P_LANGUAGES,
     VoiceError,
     default_voice,
     describe_voice,
 )
+from wyoming_kokoro.text.g2p import load_lexicons
 
 from .output import AudioSink, available_formats, format_for
 
@@ -137,7 +137,7 @@ class SayConfig:
 
 
 def _download(config: SayConfig) -> None:
-    from wyoming_kokoro.models.download import ConsoleProgress, DownloadError, download_model
+    from wyoming_kokoro.catalog.download import ConsoleProgress, DownloadError, download_model
 
     assert config.download
     try:
@@ -181,10 +181,13 @@ def _run(config: SayConfig) -> None:
         raise click.ClickException("the text is empty")
 
     from wyoming_kokoro.audio import silence
-    from wyoming_kokoro.engine import Engine, EngineOptions  # heavy: after argument checks
-    from wyoming_kokoro.loudness import apply_gain, for_voices_file
-    from wyoming_kokoro.text import split_text
-    from wyoming_kokoro.voices import g2p_language, parse_voice
+    from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
+    from wyoming_kokoro.synthesis.engine import (  # heavy: after argument checks
+        Engine,
+        EngineOptions,
+    )
+    from wyoming_kokoro.synthesis.loudness import apply_gain, for_voices_file
+    from wyoming_kokoro.text.pieces import split_text
 
     voice = parse_voice(choice.voice, assets.voice_names)
     preset_lang = presets[choice.preset].language if choice.preset else None

@@ -1,0 +1,48 @@
+"""Where the cut model lives: one cache entry per published model file and
+onnxruntime release, trusted once it holds the `verified` mark. Light, so the server
+can ask whether the parts exist without importing onnxruntime."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+from wyoming_kokoro.catalog.assets import cache_dir
+from wyoming_kokoro.catalog.files import BY_NAME
+
+_LOGGER = logging.getLogger(__name__)
+VERIFIED = "verified"
+
+
+def split_dir(model: Path, directory: Path | None = None) -> Path | None:
+    """The cache entry of a published model's parts; None for other models."""
+    from importlib.metadata import version  # the server must not import onnxruntime
+
+    known = BY_NAME.get(model.name)
+    if known is None or not known.name.endswith(".onnx"):
+        return None
+    return (directory or cache_dir()) / f"split-{known.sha256[:16]}-ort{version('onnxruntime')}"
+
+
+def ready(model: Path) -> Path | None:
+    """The verified parts of `model`, if they have been built."""
+    directory = split_dir(model)
+    if directory is not None and (directory / VERIFIED).is_file():
+        return directory
+    return None
+
+
+def room_for(target: Path, model: Path) -> bool:
+    """The parts and their optimized copies take about 2.5 times the model: a cache
+    that is read-only or short of room is left alone (calls are decoded whole)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fs = os.statvfs(target.parent)
+        needed = 3 * (model.stat().st_size if model.exists() else 100_000_000)
+    except OSError:
+        return False
+    if not os.access(target.parent, os.W_OK) or fs.f_bavail * fs.f_frsize < needed:
+        _LOGGER.info("No room in %s to cut the model: calls are decoded whole", target.parent)
+        return False
+    return True

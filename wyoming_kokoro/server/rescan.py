@@ -1,0 +1,101 @@
+"""The data dirs looked at again on `describe`: new presets, lexicon and voices files.
+
+Home Assistant describes every 30 s and rebuilds its voice lists, so a presets or
+voices file dropped into a data dir shows up there without a restart. A look costs
+a few stat() calls; a file is read again only when its size or mtime changed. Voices
+and model files are resolved (and, the first time, checksummed) in a thread, and
+appear at the describe after that. Nothing here starts the worker or tells the
+scheduler of activity: describes never keep a worker alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from wyoming_kokoro.catalog.assets import Assets
+from wyoming_kokoro.catalog.presets import PRESETS_FILE, load_presets
+from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
+
+_LOGGER = logging.getLogger(__name__)
+
+_VOICE_SUFFIXES = (".bin", ".npz", ".onnx")
+Signature = tuple[tuple[str, int, int], ...]
+
+
+def _signature(paths: list[Path]) -> Signature:
+    found = []
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        found.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+class Rescanner:
+    """Keeps a Catalog, a lexicon and the worker's assets in step with the data dirs."""
+
+    def __init__(
+        self,
+        data_dirs: tuple[Path, ...],
+        catalog: Catalog,
+        lexicon: dict[str, str],
+        resolve_assets: Callable[[], Assets],
+        on_assets: Callable[[Assets], None],
+    ) -> None:
+        self._dirs = data_dirs
+        self._catalog = catalog
+        self._lexicon = lexicon  # the worker config's own dict: the next burst reads it
+        self._resolve = resolve_assets
+        self._on_assets = on_assets
+        self._texts = _signature(self._text_files())
+        self._voices = _signature(self._voice_files())
+        self._resolving: asyncio.Task[None] | None = None
+        self._lock = threading.Lock()
+
+    def _text_files(self) -> list[Path]:
+        return [d / name for d in self._dirs for name in (PRESETS_FILE, LEXICON_NAME)]
+
+    def _voice_files(self) -> list[Path]:
+        files: list[Path] = []
+        for directory in self._dirs:
+            try:
+                files += [p for p in directory.iterdir() if p.suffix in _VOICE_SUFFIXES]
+            except OSError:
+                continue
+        return sorted(files)
+
+    def refresh(self) -> None:
+        """Look at the data dirs; re-read what changed (call on the event loop)."""
+        texts = _signature(self._text_files())
+        if texts != self._texts:
+            self._texts = texts
+            _LOGGER.info("Presets or lexicon changed: reading them again")
+            self._catalog.update(
+                self._catalog.voice_names, load_presets(self._dirs, self._catalog.voice_names)
+            )
+            lexicon = load_lexicons(self._dirs)
+            self._lexicon.clear()
+            self._lexicon.update(lexicon)
+        voices = _signature(self._voice_files())
+        if voices != self._voices and (self._resolving is None or self._resolving.done()):
+            self._voices = voices
+            self._resolving = asyncio.get_running_loop().create_task(self._reresolve())
+
+    async def _reresolve(self) -> None:
+        try:
+            assets = await asyncio.to_thread(self._resolve)
+        except Exception as err:  # a half-copied file: tried again when it changes
+            _LOGGER.warning("Voices or model files changed but cannot be used: %s", err)
+            return
+        if assets.voice_names != self._catalog.voice_names:
+            _LOGGER.info("Voices now: %s (%s)", ", ".join(assets.voice_names), assets.source)
+            presets = load_presets(self._dirs, assets.voice_names)
+            self._catalog.update(assets.voice_names, presets)
+        self._on_assets(assets)

@@ -1,0 +1,237 @@
+"""The running server: assets → scheduler + listener + discovery, until a signal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import itertools
+import logging
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+from wyoming.error import Error
+from wyoming.event import async_write_event
+
+from wyoming_kokoro.catalog.assets import Assets, resolve
+from wyoming_kokoro.catalog.presets import load_presets
+from wyoming_kokoro.catalog.voices import default_voice
+from wyoming_kokoro.protocol import WorkerConfig
+from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.server.model_cut import start_build
+from wyoming_kokoro.server.rescan import Rescanner
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
+from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, linger_close
+from wyoming_kokoro.settings import Settings
+from wyoming_kokoro.text.g2p import load_lexicons
+
+_LOGGER = logging.getLogger(__name__)
+
+SEND_BUFFER_BYTES = 64 * 1024
+
+
+def _prepare_assets(settings: Settings) -> Assets:
+    if settings.download:
+        from wyoming_kokoro.catalog.download import DownloadError, download_model
+
+        try:
+            download_model(settings.download, settings.data_dirs[0], settings.download_url)
+        except DownloadError as err:
+            # Offline or a read-only data dir at boot must not silence the house:
+            # speak with what is there (at least the embedded model); retry next start.
+            _LOGGER.error("Download of the %s model failed: %s", settings.download, err)
+            _LOGGER.error("Using the files already available; the download is retried at restart")
+    assets = resolve(settings.model, settings.voices, list(settings.data_dirs))
+    _LOGGER.info("Using %s", assets.source)
+    return assets
+
+
+async def run_server(settings: Settings) -> None:
+    """Run until SIGTERM/SIGINT."""
+    assets = _prepare_assets(settings)
+    voice = settings.voice or default_voice(assets.voice_names)
+    presets = load_presets(settings.data_dirs, assets.voice_names)
+    catalog = Catalog(assets.voice_names, presets, voice, settings.streaming)
+    catalog.choose(voice, settings.speed)  # a bad default (voice or preset) is a start-up error
+    worker_config = WorkerConfig(
+        assets=assets,
+        threads=settings.effective_threads,
+        normalize=settings.normalize,
+        lexicon=load_lexicons(settings.data_dirs),
+        max_call_tokens=settings.max_call_tokens,
+        decode=settings.decode,
+        debug=settings.debug,
+    )
+    options = SchedulerOptions(
+        settings.idle_timeout, settings.min_free_mb, prefork=settings.prefork
+    )
+    scheduler = Scheduler(worker_config, options)
+    rescanner = Rescanner(
+        settings.data_dirs,
+        catalog,
+        worker_config.lexicon,
+        lambda: resolve(settings.model, settings.voices, list(settings.data_dirs)),
+        lambda found: _use_assets(scheduler, found),
+    )
+    catalog.refresh = rescanner.refresh
+    config = HandlerConfig(
+        info=catalog.info,
+        voice_names=assets.voice_names,
+        default_voice=voice,
+        speed=settings.speed,
+        max_text_chars=settings.max_text_chars,
+        limits=Limits(max_data_bytes=settings.max_text_chars * 4 + 4096),
+        idle_seconds=settings.connection_timeout,
+        eof_is_hang_up=not settings.uri.startswith("stdio:"),
+        catalog=catalog,
+        volume=settings.volume,
+        lead_ms=settings.lead_silence,
+        tail_ms=settings.tail_silence,
+    )
+    client_ids = itertools.count(1)
+    handlers: set[asyncio.Task[None]] = set()
+
+    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(handlers) >= settings.max_connections:
+            _LOGGER.warning("Refusing a connection: %d already open", len(handlers))
+            await refuse(reader, writer, f"too many connections (limit {settings.max_connections})")
+            return
+        _bound_send_buffer(writer)
+        handler = KokoroHandler(reader, writer, config, scheduler, next(client_ids))
+        task = asyncio.current_task()
+        assert task is not None
+        handlers.add(task)
+        try:
+            await handler.run()
+        finally:
+            handlers.discard(task)
+
+    stop = asyncio.Event()
+    _stop_on_signals(stop)
+    scheduler.start(preload=settings.preload)
+    cutting = start_build(assets) if settings.decode == "windows" else None
+    http = None
+    if settings.http:
+        # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.
+        from wyoming_kokoro.server.http import start_http
+
+        http = await start_http(
+            settings, scheduler, assets.voice_names, voice, lambda: next(client_ids), catalog
+        )
+    server, port = await _listen(settings.uri, on_connect, stop)
+    discovery = None
+    if settings.zeroconf_name and port is not None:
+        discovery = await _advertise(settings, port)
+    try:
+        await stop.wait()
+        _LOGGER.info("Stopping")
+    finally:
+        if server is not None:
+            server.close()
+        if http is not None:
+            await http.stop()
+        for task in list(handlers):
+            task.cancel()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        if discovery is not None:
+            await discovery.stop()
+        if cutting is not None:
+            cutting.cancel()
+            await asyncio.gather(cutting, return_exceptions=True)
+        await scheduler.stop()
+
+
+def _use_assets(scheduler: Scheduler, assets: Assets) -> None:
+    """New voices or model files found by a rescan: the next worker burst loads them."""
+    current: WorkerConfig = scheduler.config
+    if current.assets != assets:
+        scheduler.reconfigure(dataclasses.replace(current, assets=assets))
+        _LOGGER.info("The next worker burst uses %s", assets.source)
+
+
+def _stop_on_signals(stop: asyncio.Event) -> None:
+    """SIGTERM/SIGINT set `stop`; where the loop cannot watch signals, fall back.
+
+    Some containers (LXC, Proxmox) and embedding in a thread refuse
+    add_signal_handler; the server must run there all the same.
+    """
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError) as err:
+            try:
+                signal.signal(sig, lambda *_: loop.call_soon_threadsafe(stop.set))
+            except (ValueError, OSError):  # not the main thread: the embedder stops us
+                _LOGGER.warning("Cannot watch %s here (%s); stop by cancelling", sig.name, err)
+
+
+def _bound_send_buffer(writer: asyncio.StreamWriter) -> None:
+    # The kernel would grow a silent client's send buffer to megabytes of audio;
+    # 64 kB (0.7 s of speech) keeps a reading client's pipe just as full.
+    sock = writer.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+
+
+async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, text: str) -> None:
+    """Tell a client why it is turned away, then hang up."""
+    with contextlib.suppress(ConnectionError, OSError):
+        await async_write_event(Error(text=text, code="busy").event(), writer)
+    await linger_close(reader, writer)
+
+
+async def _listen(
+    uri: str, on_connect: Any, stop: asyncio.Event
+) -> tuple[asyncio.AbstractServer | None, int | None]:
+    kind = uri_scheme(uri)
+    if kind == "tcp":
+        address = uri_host_port(uri)
+        if address is None:
+            raise ValueError(f"{uri}: a tcp:// URI needs a host and a port")
+        host, port = address
+        server = await asyncio.start_server(on_connect, host, port, limit=MAX_HEADER_BYTES)
+        port = server.sockets[0].getsockname()[1]
+        _LOGGER.info("Ready on tcp://%s:%d", bracketed(host), port)
+        return server, port
+    if kind == "unix":
+        path = Path(uri_path(uri))
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        server = await asyncio.start_unix_server(on_connect, str(path), limit=MAX_HEADER_BYTES)
+        _LOGGER.info("Ready on unix://%s", path)
+        return server, None
+    if kind == "stdio":
+        reader = asyncio.StreamReader(limit=MAX_HEADER_BYTES)
+        loop = asyncio.get_running_loop()
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        transport, protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, sys.stdout
+        )
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        _LOGGER.info("Ready on stdio://")
+        # One client for the life of the process: when it hangs up, the server is done.
+        session = asyncio.create_task(on_connect(reader, writer))
+        session.add_done_callback(lambda _task: stop.set())
+        return None, None
+    raise ValueError(f"{uri}: use tcp://HOST:PORT, unix://PATH or stdio://")
+
+
+async def _advertise(settings: Settings, port: int) -> Any:
+    from wyoming_kokoro.server.discovery import Discovery, advertised_address
+
+    address = advertised_address(uri_host(settings.uri), settings.zeroconf_address)
+    discovery = Discovery(
+        settings.zeroconf_name or "kokoro",
+        port,
+        address,
+        list(settings.zeroconf_interfaces) or None,
+    )
+    await discovery.start()
+    return discovery

@@ -1,0 +1,185 @@
+"""Text of one utterance → scheduler jobs → its audio in order, for any transport.
+
+The Wyoming handler and the HTTP API both speak text that may arrive in pieces:
+each complete sentence (or clause) becomes a `Job` at once, so the first audio
+comes while later text is still on its way, and the audio of the jobs is read
+back in the order of the text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING
+
+from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.catalog.voices import VoiceError, reading_language_of
+from wyoming_kokoro.options import SPEED
+from wyoming_kokoro.server.scheduler import Job, Scheduler
+from wyoming_kokoro.text.pieces import SentenceStream
+from wyoming_kokoro.text.ssml import Pause, Segment, SsmlError, Style
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.catalog.presets import Choice
+
+# What a job is spoken with: the voice, speed, language and volume.
+Voicing = tuple[str, float, str | None, float]
+# Text pieces and the voicing they are spoken with, or silence (SSML breaks).
+Planned = list[tuple[Voicing, list[str]] | bytes]
+
+# Splitting text this long takes milliseconds of the event loop (bench/text_loop.py):
+# longer texts are split in a thread.
+THREAD_CHARS = 2_000
+
+
+class TextTooLong(ValueError):
+    """More text than the server accepts for one utterance."""
+
+
+class SpokenText:
+    """Feed text with `add_text`, close with `finish`, read PCM from `audio`."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        client_id: int,
+        voice: str,
+        speed: float,
+        lang: str | None,
+        max_chars: int,
+        *,
+        volume: float = 1.0,
+        lead_ms: int = 0,
+        tail_ms: int = 0,
+    ) -> None:
+        self._scheduler = scheduler
+        self._client = client_id
+        self._voice = voice
+        self._volume = volume
+        self._speed = speed
+        self._lang = lang
+        self._max_chars = max_chars
+        self._lead = silence_bytes(lead_ms)
+        self._tail = silence_bytes(tail_ms)
+        self._stream = SentenceStream(lang or "en")
+        # Jobs in the order of the text; bytes are silence said between them (SSML breaks).
+        self._jobs: asyncio.Queue[Job | bytes | None] = asyncio.Queue()
+        self._chars = 0
+        self.pieces = 0  # jobs submitted so far
+
+    def add_text(self, text: str) -> None:
+        """Queue every piece the text completes; raises TextTooLong past the limit."""
+        self._count(text)
+        self._submit(self._stream.feed(text))
+
+    async def add_text_async(self, text: str) -> None:
+        """`add_text`, with a long text split in a thread: other clients are answered
+        meanwhile (Home Assistant gives `describe` one second)."""
+        self._count(text)
+        if len(text) < THREAD_CHARS:
+            pieces = self._stream.feed(text)
+        else:
+            pieces = await asyncio.to_thread(self._stream.feed, text)
+        self._submit(pieces)
+
+    def _count(self, text: str) -> None:
+        self._chars += len(text)
+        if self._chars > self._max_chars:
+            raise TextTooLong(f"text is longer than the limit of {self._max_chars} characters")
+
+    def finish(self) -> None:
+        """All text is in: queue what is left; `audio` ends after it."""
+        self._submit(self._stream.finish())
+        self._jobs.put_nowait(None)
+
+    def plan_text(self, text: str) -> Planned:
+        """Plain text's pieces, planned like `plan_ssml` (may run in a thread)."""
+        voicing = (self._voice, self._speed, self._lang, self._volume)
+        return [(voicing, self._stream.feed(text))]
+
+    def count(self, text: str) -> None:
+        """Count text towards the limit (TextTooLong past it) without speaking it."""
+        self._count(text)
+
+    def plan_ssml(self, segments: list[Segment], voicing: Callable[[Style], Voicing]) -> Planned:
+        """The pieces of SSML's segments, each with its voicing, and the silences between.
+
+        Touches no queue (it may run in a thread); `submit` queues the plan. A voice
+        change or a break ends the text before it, as a sentence end does.
+        """
+        planned: Planned = []
+        current: Voicing = (self._voice, self._speed, self._lang, self._volume)
+        stream = self._stream
+        for segment in segments:
+            if isinstance(segment, Pause):
+                planned.append((current, stream.finish()))
+                stream = SentenceStream(current[2] or "en")
+                if segment.ms:
+                    planned.append(silence_bytes(segment.ms))
+                continue
+            wanted = voicing(segment.style)
+            if wanted != current:
+                planned.append((current, stream.finish()))
+                current, stream = wanted, SentenceStream(wanted[2] or "en")
+            planned.append((current, stream.feed(segment.text)))
+        self._stream = stream
+        self._voice, self._speed, self._lang, self._volume = current
+        return planned
+
+    def submit(self, planned: Planned) -> None:
+        """Queue what `plan_ssml` planned, in its order."""
+        for item in planned:
+            if isinstance(item, bytes):
+                self._jobs.put_nowait(item)
+            else:
+                self._submit(item[1], item[0])
+
+    def _submit(self, pieces: list[str], voicing: Voicing | None = None) -> None:
+        voice, speed, lang, volume = voicing or (self._voice, self._speed, self._lang, self._volume)
+        for piece in pieces:
+            job = Job(self._client, piece, voice, speed, lang, volume)
+            job.first = self.pieces == 0  # someone waits for this one: it goes first
+            self.pieces += 1
+            self._jobs.put_nowait(self._scheduler.submit(job))
+
+    async def audio(self) -> AsyncGenerator[bytes, None]:
+        """PCM blocks of every piece, in the order of the text; raises SynthesisError.
+
+        The lead silence goes out with the first block (so a speaker that wakes on
+        sound hears it first), the tail silence after the last.
+        """
+        lead = self._lead
+        while (item := await self._jobs.get()) is not None:
+            if isinstance(item, bytes):
+                yield lead + item
+                lead = b""
+                continue
+            async for pcm in item.audio():
+                yield lead + pcm
+                lead = b""
+        if self._tail:
+            yield self._tail
+
+
+def ssml_voicing(
+    choose: Callable[[str], Choice], base: Choice, volume: float
+) -> Callable[[Style], Voicing]:
+    """How SSML's styles are spoken: `<voice>` names a voice, blend or preset (`choose`),
+    `<prosody rate>` multiplies its speed, `xml:lang` sets the reading language."""
+
+    def voicing(style: Style) -> Voicing:
+        try:
+            choice = base if style.voice is None else choose(style.voice)
+            lang = reading_language_of(style.lang) if style.lang else choice.lang
+        except VoiceError as err:
+            raise SsmlError(f"in SSML: {err}") from None
+        speed = min(max(choice.speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
+        loudness = choice.volume * style.volume * volume
+        return choice.voice, round(speed, 4), lang, loudness
+
+    return voicing
+
+
+def silence_bytes(ms: float) -> bytes:
+    """s16le silence of `ms` milliseconds, made without numpy (the server has none)."""
+    return bytes(int(ms * SAMPLE_RATE / 1000) * SAMPLE_WIDTH)

@@ -1,0 +1,1 @@
+"""The Wyoming door: one handler per connection, careful event reading, `info`."""

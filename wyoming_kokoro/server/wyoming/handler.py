@@ -1,0 +1,396 @@
+"""Wyoming events ↔ scheduler, one handler per connection.
+
+An *utterance* is what the client hears between one audio-start and its
+audio-stop: the text of one `synthesize`, or of a whole streaming session
+(synthesize-start, chunks, synthesize-stop). Its pieces are queued as soon as the
+text shows them complete and are sent back in order by a sender task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
+from wyoming.error import Error
+from wyoming.event import Event, async_write_event
+from wyoming.info import Describe
+from wyoming.ping import Ping, Pong
+from wyoming.tts import (
+    Synthesize,
+    SynthesizeChunk,
+    SynthesizeStart,
+    SynthesizeStop,
+    SynthesizeStopped,
+    SynthesizeVoice,
+)
+
+from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.catalog.voices import VoiceError
+from wyoming_kokoro.server.scheduler import Scheduler, SynthesisError
+from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicing
+from wyoming_kokoro.server.wyoming.wire import (
+    Limits,
+    ProtocolError,
+    linger_close,
+    read_event,
+    write_or_abort,
+)
+from wyoming_kokoro.text.ssml import SsmlError, is_ssml
+from wyoming_kokoro.text.ssml import parse as parse_ssml
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.catalog.presets import Choice
+    from wyoming_kokoro.server.installed import Catalog
+
+_LOGGER = logging.getLogger(__name__)
+
+_CHUNK_BYTES = 8192 * SAMPLE_WIDTH
+
+
+@dataclass(frozen=True)
+class HandlerConfig:
+    """What every connection shares; built once by the server."""
+
+    info: Event
+    voice_names: tuple[str, ...]
+    default_voice: str
+    speed: float
+    max_text_chars: int
+    limits: Limits
+    idle_seconds: float  # a connection that sends nothing this long is closed
+    # On a socket, the end of input during an utterance means the client left (asyncio
+    # clients, Home Assistant's too, read eagerly, so their close is a FIN, not a
+    # reset). On stdio it is normal: a request piped in ends there.
+    eof_is_hang_up: bool = True
+    catalog: Catalog | None = None  # voices and presets; wins over info and voice_names
+    volume: float = 1.0  # --volume
+    lead_ms: int = 0  # --lead-silence
+    tail_ms: int = 0  # --tail-silence
+
+    def describe(self) -> Event:
+        """The current `info` (the data dirs are looked at again, cheaply)."""
+        if self.catalog is None:
+            return self.info
+        self.catalog.refresh()
+        return self.catalog.info
+
+    def choose_strict(self, name: str) -> Choice:
+        """A voice, blend or preset by name (VoiceError if none): SSML's <voice>."""
+        from wyoming_kokoro.server.installed import Catalog
+
+        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
+        return catalog.choose(name, self.speed)
+
+    def choose(self, voice: SynthesizeVoice | None) -> Choice:
+        """The voice, preset, speed and language a request asks for; the default
+        voice for a name we do not know (Home Assistant may hold a stale choice)."""
+        from wyoming_kokoro.server.installed import Catalog
+
+        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
+        name = voice.name if voice and voice.name else None
+        language = voice.language if voice else None
+        try:
+            return catalog.choose(name, self.speed, language)
+        except VoiceError as err:
+            _LOGGER.warning("%s; speaking with what is known of the request", err)
+        for known_name, known_language in ((name, None), (None, language)):
+            try:
+                return catalog.choose(known_name, self.speed, known_language)
+            except VoiceError:
+                continue
+        return catalog.choose(None, self.speed)
+
+
+class Utterance:
+    """Text in, ordered audio out, for one audio-start … audio-stop."""
+
+    def __init__(
+        self, handler: KokoroHandler, voice: SynthesizeVoice | None, ssml: bool | None = None
+    ) -> None:
+        self._handler = handler
+        config = handler.config
+        choice = config.choose(voice)
+        self._choice = choice
+        # SSML: asked for with text_format, or text that opens with "<" (decided once
+        # all of it is in: SSML is spoken when complete, a document is parsed whole).
+        self._ssml = ssml
+        self._asked_ssml = ssml is True
+        self._held: list[str] = []
+        self.voice = choice.voice
+        self.lang: str | None = choice.lang
+        self._text = SpokenText(
+            handler.scheduler,
+            handler.client_id,
+            self.voice,
+            choice.speed,
+            self.lang,
+            config.max_text_chars,
+            volume=choice.volume * config.volume,
+            lead_ms=config.lead_ms,
+            tail_ms=config.tail_ms,
+        )
+        self.sender: asyncio.Task[None] | None = None
+
+    async def begin(self) -> None:
+        """audio-start now (so it precedes any later answer), then audio as it comes."""
+        await self._handler.write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
+        self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
+        self._handler.utterance = self
+
+    async def add_text(self, text: str) -> None:
+        try:
+            if self._ssml is None:
+                head = ("".join(self._held) + text).lstrip()
+                if head:  # decided by the first character that is not a space
+                    self._ssml = head.startswith("<")
+                    if not self._ssml:
+                        self._held = []
+            if self._ssml is not False:
+                self._text.count(text)
+                self._held.append(text)
+                return
+            await self._text.add_text_async(text)
+        except TextTooLong as err:
+            raise ProtocolError(str(err)) from None
+
+    async def _speak_held(self) -> None:
+        """The held text: an SSML document, or plain text that merely began with "<"."""
+        text, self._held = "".join(self._held), []
+        if not text:
+            return
+        if not is_ssml(text):
+            if self._ssml is True and self._asked_ssml:
+                raise ProtocolError("text_format is ssml, but the text is not a <speak> document")
+            pieces = await asyncio.to_thread(self._text.plan_text, text)
+            self._text.submit(pieces)
+            return
+        config = self._handler.config
+        voicing = ssml_voicing(lambda name: config.choose_strict(name), self._choice, config.volume)
+        try:
+            planned = await asyncio.to_thread(
+                lambda: self._text.plan_ssml(parse_ssml(text), voicing)
+            )
+        except SsmlError as err:
+            raise ProtocolError(str(err)) from None
+        self._text.submit(planned)
+
+    async def finish(self) -> None:
+        """All text is in: wait until its audio has been sent, with audio-stop."""
+        await self._speak_held()
+        self._text.finish()
+        assert self.sender is not None
+        await self.sender
+
+    async def _send_audio(self) -> None:
+        write = self._handler.write
+        async for pcm in self._text.audio():
+            for start in range(0, len(pcm), _CHUNK_BYTES):
+                chunk = pcm[start : start + _CHUNK_BYTES]
+                await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
+        await write(AudioStop().event())
+
+
+class KokoroHandler:
+    """Speaks the Wyoming TTS protocol on one connection."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        config: HandlerConfig,
+        scheduler: Scheduler,
+        client_id: int,
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.config = config
+        self.scheduler = scheduler
+        self.client_id = client_id
+        self._write_lock = asyncio.Lock()
+        self._streaming: Utterance | None = None
+        self.utterance: Utterance | None = None  # the latest one begun: its sender ends with us
+        # The next event, read ahead while an utterance is spoken so a client that
+        # leaves is noticed at once, not at the next failed write.
+        self._next_event: asyncio.Future[Event | None] | None = None
+
+    async def write(self, event: Event) -> None:
+        # The sender task and the event loop both write: keep events whole.
+        async with self._write_lock:
+            await write_or_abort(
+                async_write_event(event, self.writer),
+                self.writer.transport,
+                self.config.idle_seconds,
+            )
+
+    async def run(self) -> None:
+        """Read events until the client leaves, misbehaves or a request fails."""
+        try:
+            while True:
+                try:
+                    # shield: a timeout must not cancel a read that _wait started
+                    event = await asyncio.wait_for(
+                        asyncio.shield(self._read_ahead()), self.config.idle_seconds
+                    )
+                except asyncio.TimeoutError:
+                    _LOGGER.debug("Client %d idle: closing", self.client_id)
+                    break
+                self._next_event = None
+                if event is None or not await self.handle_event(event):
+                    break
+        except ProtocolError as err:
+            await self._fail(str(err), "bad-request")
+        except SynthesisError as err:
+            await self._fail(str(err), "synthesis-failed")
+        except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
+            _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
+        except Exception:
+            # A bug of ours: Home Assistant waits forever unless it gets an error and a close.
+            _LOGGER.exception("Client %d: unexpected failure", self.client_id)
+            await self._fail("internal server error", "internal-error", log=False)
+        finally:
+            await self._close()
+
+    async def _fail(self, text: str, code: str, log: bool = True) -> None:
+        if log:
+            _LOGGER.warning("Client %d: %s", self.client_id, text)
+        if self._next_event is not None:
+            self._next_event.cancel()  # linger_close reads the stream itself
+        with contextlib.suppress(ConnectionError, RuntimeError, OSError):
+            await self.write(Error(text=text, code=code).event())
+            await linger_close(self.reader, self.writer)
+
+    def _read_ahead(self) -> asyncio.Future[Event | None]:
+        if self._next_event is None:
+            self._next_event = asyncio.ensure_future(read_event(self.reader, self.config.limits))
+        return self._next_event
+
+    async def _close(self) -> None:
+        if self._next_event is not None:
+            self._next_event.cancel()
+        self.scheduler.cancel(self.client_id)
+        sender = self.utterance.sender if self.utterance else None
+        if sender is not None and not sender.done():
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await sender
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+    async def handle_event(self, event: Event) -> bool:
+        """Answer one event; False ends the connection."""
+        if Describe.is_type(event.type):
+            await self.write(self.config.describe())
+        elif Ping.is_type(event.type):
+            await self.write(Pong(text=event.data.get("text")).event())
+        elif SynthesizeStart.is_type(event.type):
+            voice = _voice_of(event)
+            if self._streaming is not None:
+                raise ProtocolError("synthesize-start while a stream is already open")
+            # Text is on its way: a cold worker starts loading while the LLM writes it.
+            self.scheduler.prepare()
+            self._streaming = Utterance(self, voice, _ssml_asked(event))
+            await self._streaming.begin()
+        elif SynthesizeChunk.is_type(event.type):
+            text = _text_of(event)
+            if self._streaming is None:
+                raise ProtocolError("synthesize-chunk without synthesize-start")
+            self._check_sender()
+            await self._streaming.add_text(text)
+        elif SynthesizeStop.is_type(event.type):
+            if self._streaming is None:
+                raise ProtocolError("synthesize-stop without synthesize-start")
+            utterance, self._streaming = self._streaming, None
+            await self._wait(utterance)
+            await self.write(SynthesizeStopped().event())
+        elif Synthesize.is_type(event.type):
+            text, voice = _text_of(event), _voice_of(event)
+            if self._streaming is not None:
+                return True  # the streamed text again "for compatibility": already spoken
+            utterance = Utterance(self, voice, _ssml_asked(event))
+            await utterance.begin()
+            await utterance.add_text(text)
+            await self._wait(utterance)
+        else:
+            _LOGGER.debug("Ignoring event %s", event.type)
+        return True
+
+    async def _wait(self, utterance: Utterance) -> None:
+        """Until the utterance has been sent; stops it if the client hangs up meanwhile.
+
+        Wyoming clients (Home Assistant's included) keep the connection open until
+        audio-stop, so its end now means nobody is listening: the model is freed at
+        once instead of after the next failed write. (A client that half-closes its
+        socket after the request is not served to the end; stdio:// is.)
+        """
+        finishing = asyncio.ensure_future(utterance.finish())
+        try:
+            incoming = self._read_ahead()
+            await asyncio.wait((finishing, incoming), return_when=asyncio.FIRST_COMPLETED)
+            if not finishing.done() and _hung_up(incoming, self.config.eof_is_hang_up):
+                raise ConnectionError("the client hung up during its utterance")
+            await finishing  # an event that came meanwhile is handled after it
+        except BaseException:
+            finishing.cancel()
+            if utterance.sender is not None:
+                utterance.sender.cancel()
+            raise
+
+    def _check_sender(self) -> None:
+        # A stream whose audio already failed is answered now, not at its stop.
+        sender = self._streaming.sender if self._streaming else None
+        if sender is not None and sender.done() and sender.exception() is not None:
+            raise sender.exception()  # type: ignore[misc]
+
+
+def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bool:
+    """Did the read ahead end with the connection (a reset, or its end of input)?"""
+    if not incoming.done() or incoming.cancelled():
+        return False
+    error = incoming.exception()
+    if error is None:
+        return eof_is_hang_up and incoming.result() is None
+    return isinstance(error, (ConnectionError, asyncio.IncompleteReadError))
+
+
+def _ssml_asked(event: Event) -> bool | None:
+    """True for text_format "ssml"; None (decide from the text) otherwise."""
+    text_format = event.data.get("text_format")
+    if text_format is not None and not isinstance(text_format, str):
+        raise ProtocolError("'text_format' must be a string")
+    if text_format not in (None, "text", "ssml"):
+        raise ProtocolError(f"text_format {text_format!r}: use text or ssml")
+    return True if text_format == "ssml" else None
+
+
+def _text_of(event: Event) -> str:
+    text = event.data.get("text")
+    if not isinstance(text, str):
+        raise ProtocolError(f"{event.type} needs a 'text' string")
+    try:
+        text.encode("utf-8")  # a lone surrogate is valid JSON, and stopped the worker pipe
+    except UnicodeEncodeError as err:
+        raise ProtocolError(f"{event.type} text is not valid Unicode") from err
+    return text
+
+
+def _voice_of(event: Event) -> SynthesizeVoice | None:
+    """The event's voice, checked: the library's parser fails on a malformed one."""
+    if "voice" not in event.data:
+        return None
+    voice = event.data["voice"]
+    if not isinstance(voice, dict):
+        raise ProtocolError("'voice' must be an object")
+    for key in ("name", "language", "speaker"):
+        if voice.get(key) is not None and not isinstance(voice[key], str):
+            raise ProtocolError(f"voice '{key}' must be a string")
+    # As the library reads it: a name wins over a language.
+    if voice.get("name") is not None:
+        return SynthesizeVoice(name=voice["name"], speaker=voice.get("speaker"))
+    if voice.get("language") is not None:
+        return SynthesizeVoice(language=voice["language"])
+    return None

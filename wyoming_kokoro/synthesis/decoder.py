@@ -1,0 +1,193 @@
+"""Decoding one model call window by window, on the graph cut by `graph.py`.
+
+The plan (text → features, harmonic source, durations) runs once per call, so the
+prosody comes from the whole sentence. The generator then runs on windows: the
+first is small, so the first audio comes early, and it is decoded in one batch with
+`probes` rows as long as it, each made of `snippets` short pieces spread over the
+rest of the call: a sample of the whole sentence rather than of one stretch of it,
+at the same cost. Their statistics, pooled, stand in for the whole call's, and every
+later window is decoded with exactly those (statistics and quantization scales fed):
+the windows join without a step in timbre or loudness, since with fixed statistics
+a window with `context` frames on each side decodes exactly as the same frames
+decoded whole. What differs from the whole call
+is only that estimate, for the whole call at once.
+
+The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
+silence) are not decoded in windows, but for the last few.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from wyoming_kokoro.synthesis.graph import (
+    DURATIONS,
+    FEATURES,
+    FED,
+    GENERATOR,
+    HARMONICS,
+    PLAN,
+    SAMPLES_PER_FRAME,
+    SPECTRUM,
+    STYLE_HALF,
+    TAIL,
+    fed_input,
+)
+from wyoming_kokoro.synthesis.stopping import StopSwitch
+
+_HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
+LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
+
+
+@dataclass(frozen=True)
+class Windows:
+    """How a call is cut into windows, in frames of 25 ms."""
+
+    first: int = 16  # the first window: the first audio a listener hears
+    later: int = 48  # every later window
+    context: int = 6  # decoded on each side of a window and dropped
+    probes: int = 1  # rows decoded with the first window, for the statistics
+    snippets: int = 7  # pieces each probe row is made of, spread over the call
+
+
+class SplitModel:
+    """The three parts of the model as onnxruntime sessions."""
+
+    def __init__(self, sessions: dict[str, Any], windows: Windows | None = None) -> None:
+        self.windows = windows or Windows()
+        self.plan_session = sessions[PLAN]
+        self._generator = sessions[GENERATOR]
+        self._tail = sessions[TAIL]
+        self._used = [o.name for o in self._generator.get_outputs()][1:]
+        self._unfed = {
+            value.name: np.zeros(
+                [1, 1, 1] if len(value.shape) == 3 else [],
+                np.uint8 if "uint8" in value.type else np.float32,
+            )
+            for value in self._generator.get_inputs()
+            if value.name.endswith("/fed")
+        }
+        # Stops the plan or a whole decode; windows are not stopped: their caller
+        # lets others go between them.
+        self.switch = StopSwitch()
+
+    def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:
+        with self.switch.running(tag) as options:
+            return session.run(names, feed, options)
+
+    def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
+        """Features, harmonic source, durations and style half for one call."""
+        names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+        outputs = self._stoppable(self.plan_session, names, inputs, tag)
+        return dict(zip(names, outputs, strict=True))
+
+    # -- the generator ---------------------------------------------------------
+
+    def _slice(self, plan: dict[str, np.ndarray], start: int, end: int) -> tuple[Any, Any]:
+        features = plan[FEATURES][:, :, 2 * start : 2 * end]
+        harmonics = plan[HARMONICS][:, :, _HARMONIC_RATE * start : _HARMONIC_RATE * end + 1]
+        return features, harmonics
+
+    def _audio(self, spectrum: np.ndarray, start: int, core: tuple[int, int]) -> np.ndarray:
+        audio = np.asarray(self._tail.run(None, {SPECTRUM: spectrum})[0]).ravel()
+        return audio[SAMPLES_PER_FRAME * (core[0] - start) : SAMPLES_PER_FRAME * (core[1] - start)]
+
+    def _row(self, plan: dict[str, np.ndarray], spans: list[tuple[int, int]]) -> tuple[Any, Any]:
+        """Spans of frames one after another, as one generator input."""
+        parts = [self._slice(plan, a, b) for a, b in spans]
+        features = np.concatenate([f for f, _ in parts], axis=2)
+        # Each slice of the source carries one sample past its end; one row keeps one.
+        harmonics = np.concatenate([h[:, :, :-1] for _, h in parts] + [parts[-1][1][:, :, -1:]], 2)
+        return features, harmonics
+
+    def _pooled(
+        self, plan: dict[str, np.ndarray], batch: list[list[tuple[int, int]]], tag: object = None
+    ) -> list[Any]:
+        """The generator on rows of equal length as one batch, statistics pooled over
+        all (stoppable by `interrupt(tag)` when a tag is given)."""
+        parts = [self._row(plan, spans) for spans in batch]
+        feed = {
+            FEATURES: np.concatenate([f for f, _ in parts]),
+            HARMONICS: np.concatenate([h for _, h in parts]),
+            STYLE_HALF: plan[STYLE_HALF],
+            FED: np.array(False),
+            **self._unfed,
+        }
+        if tag is not None:
+            return self._stoppable(self._generator, None, feed, tag)
+        return self._generator.run(None, feed)
+
+    def frames(self, plan: dict[str, np.ndarray]) -> int:
+        return int(plan[FEATURES].shape[2] // 2)
+
+    def whole(self, plan: dict[str, np.ndarray], tag: object = None) -> np.ndarray:
+        """The call decoded at once: the single graph's audio, bit for bit."""
+        frames = self.frames(plan)
+        return self._audio(self._pooled(plan, [[(0, frames)]], tag)[0], 0, (0, frames))
+
+    def first_frame(self, plan: dict[str, np.ndarray]) -> int:
+        # The leading pad token's frames, less a few: the first sound's onset can begin
+        # inside them (the caller trims the silence before it, as the whole call does).
+        return max(0, int(plan[DURATIONS].ravel()[0]) - LEAD_FRAMES)
+
+    def fits_one_window(self, plan: dict[str, np.ndarray]) -> bool:
+        """A call this short is decoded whole: windows would not bring its audio sooner."""
+        return self.frames(plan) - self.first_frame(plan) <= self.windows.first + self.windows.later
+
+    def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The whole call's own statistics (what windows would need to be exact)."""
+        return self._fed(self._pooled(plan, [[(0, self.frames(plan))]]))
+
+    def _fed(self, outputs: list[Any]) -> dict[str, np.ndarray]:
+        fed = {
+            fed_input(name): np.asarray(v) for name, v in zip(self._used, outputs[1:], strict=True)
+        }
+        return {name: v.reshape(()) if not self._unfed[name].ndim else v for name, v in fed.items()}
+
+    def _probes(self, frames: int, a0: int, b0: int) -> list[list[tuple[int, int]]]:
+        """Rows as long as the first window, each of `snippets` pieces spread evenly
+        over the frames after it (the last piece takes what the division leaves)."""
+        w, size = self.windows, b0 - a0
+        count = w.probes * w.snippets
+        lengths = [size // w.snippets] * (w.snippets - 1)
+        lengths.append(size - sum(lengths))
+        centres = np.linspace(b0, frames, count + 2)[1:-1]
+        rows = []
+        for row in range(w.probes):
+            spans = []
+            for piece, length in enumerate(lengths):
+                centre = centres[piece * w.probes + row]  # rows interleave over the call
+                a = int(min(max(0.0, centre - length / 2), frames - length))
+                spans.append((a, a + length))
+            rows.append(spans)
+        return rows
+
+    def windowed(
+        self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray] | None = None
+    ) -> Iterator[tuple[np.ndarray, bool]]:
+        """The call's audio from the end of its leading pad, window by window, each with
+        whether it is the last; `statistics` given, every window is decoded with them."""
+        w = self.windows
+        frames = self.frames(plan)
+        start = self.first_frame(plan)
+        end = start + w.first
+        a0, b0 = max(0, start - w.context), end + w.context
+        if statistics is None:
+            outputs = self._pooled(plan, [[(a0, b0)], *self._probes(frames, a0, b0)])
+            yield self._audio(outputs[0][:1], a0, (start, end)), False
+            fed = self._fed(outputs)
+        else:
+            fed, end = statistics, start
+        while end < frames:
+            a, end = end, min(frames, end + w.later)
+            if frames - end < w.later // 3:
+                end = frames  # no crumb of a last window
+            a0, b0 = max(0, a - w.context), min(frames, end + w.context)
+            features, harmonics = self._slice(plan, a0, b0)
+            feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
+            spectrum = self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **fed})[0]
+            yield self._audio(spectrum, a0, (a, end)), end >= frames

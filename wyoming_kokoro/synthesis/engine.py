@@ -1,0 +1,288 @@
+"""The synthesis core: onnxruntime session + voices → PCM, one piece at a time.
+
+Used unchanged by the server's worker process and by `kokoro-say`. Importing
+this module is cheap; the model is loaded when an `Engine` is built.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from wyoming_kokoro.audio import pause_after, silence, to_pcm16
+from wyoming_kokoro.catalog.assets import Assets, check_file
+from wyoming_kokoro.catalog.cut import ready
+from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
+from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.runtime import ModelLoading
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible
+from wyoming_kokoro.text.g2p import Phonemizer, reading_language
+from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.phrases import opening_phrases
+
+_LOGGER = logging.getLogger(__name__)
+
+
+@dataclass
+class EngineOptions:
+    """How the model runs and what text processing applies."""
+
+    threads: int = field(default_factory=default_threads)
+    normalize: bool = True
+    lexicon: dict[str, str] = field(default_factory=dict)
+    prefer_misaki: bool = True
+    max_call_tokens: int = MAX_CALL_TOKENS.default
+    optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
+    decode: str = DECODE.default  # "windows": a listener's first call decoded in windows
+
+    def __post_init__(self) -> None:
+        MAX_CALL_TOKENS.check(self.max_call_tokens)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call: phonemes in a voice at a speed."""
+
+    phonemes: str
+    voice: VoiceSpec
+    speed: float
+    windowed: bool = False  # a listener waits for it: decode it in windows
+
+
+class _PlanOnly:
+    """Stands in for the whole graph in kokoro-onnx when only the cut model is loaded."""
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the whole graph is not loaded: decode through the cut model")
+
+
+class Engine:
+    """A loaded Kokoro model with its voices."""
+
+    def __init__(
+        self,
+        assets: Assets,
+        options: EngineOptions | None = None,
+        loading: ModelLoading | None = None,
+    ) -> None:
+        """Load the model (or take the one `loading` has started) and warm the text side."""
+        from kokoro_onnx.tokenizer import Tokenizer
+
+        self.options = options or EngineOptions()
+        started = time.monotonic()
+        check_file(assets.voices)
+        if loading is None:
+            split = ready(assets.model) if self.options.decode == "windows" else None
+            loading = ModelLoading(
+                assets, self.options.threads, self.options.optimized_copy, split=split
+            )
+        # Meanwhile the text side takes its first-use costs (espeak, misaki, the
+        # normalizer's tables): on two cores the two overlap almost fully.
+        self._warm_text(Tokenizer().phonemize)
+        self._kokoro = loading.result()
+        self._split: SplitModel | None = loading.split_model
+        self._session = Interruptible(self._kokoro.sess)
+        # With the cut model loaded, kokoro-onnx holds the plan part only (for its
+        # tokenizer and voices): its create() must fail loudly, not return features.
+        self._kokoro.sess = self._session if self._split is None else _PlanOnly()
+        # What stops this model's running call from another thread.
+        self._switch = self._session.switch if self._split is None else self._split.switch
+        self._yield_for: object = None  # a job that should let others go at its next window
+        self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
+        self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
+        self._styles: dict[VoiceSpec, np.ndarray] = {}
+        _LOGGER.info(
+            "Model loaded in %.2f s (%d threads, %d voices, %s)",
+            time.monotonic() - started,
+            self.options.threads,
+            len(self.voice_names),
+            "first calls in windows" if self._split else "whole calls",
+        )
+
+    def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
+        return Phonemizer(
+            espeak, lexicon=self.options.lexicon, prefer_misaki=self.options.prefer_misaki
+        )
+
+    def _warm_text(self, espeak: Callable[[str, str], str]) -> None:
+        # phonemizer warns on every sentence about word counts nobody needs to match;
+        # its logger is configured when it is imported, so quiet it after that.
+        logging.getLogger("phonemizer").setLevel(logging.ERROR)
+        text = "At 7:30 the door opened."
+        if self.options.normalize:
+            text = normalize(text, "en-us")
+        self._phonemizer(espeak)(text, "en-us")
+
+    def voice(self, spec: str) -> VoiceSpec:
+        """Parse a voice or blend spec against the loaded voices (VoiceError if unknown)."""
+        return parse_voice(spec, self.voice_names)
+
+    def _style(self, spec: VoiceSpec) -> np.ndarray:
+        style = self._styles.get(spec)
+        if style is None:
+            for name, _ in spec.parts:
+                shape = np.shape(self._kokoro.get_voice_style(name))
+                if len(shape) != 3 or shape[0] < 1 or shape[1:] != (1, 256):
+                    raise VoiceError(f"voice {name} has the shape {shape}, not (N, 1, 256)")
+            style = sum(
+                self._kokoro.get_voice_style(name).astype(np.float32) * weight
+                for name, weight in spec.parts
+            )
+            self._styles[spec] = style
+        return style
+
+    def phonemes(self, text: str, lang: str) -> str:
+        """Normalized text → phonemes (what the model will say)."""
+        if self.options.normalize:
+            text = normalize(text, lang)
+        return self._phonemize(text, lang)
+
+    def plan(
+        self,
+        piece: str,
+        voice: VoiceSpec,
+        speed: float = 1.0,
+        lang: str | None = None,
+        quick_start: bool = False,
+    ) -> list[Call]:
+        """The model calls that speak one piece of text, in order (text work only).
+
+        `quick_start` (the first piece a listener waits for) gives the opening
+        phrase a call of its own, so the first audio comes after a short call,
+        and cuts the rest into phrases while it would take longer to say than
+        the audio in hand lasts.
+        """
+        from kokoro_onnx.chunker import split_phonemes
+
+        SPEED.check(speed)
+        # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
+        lang = reading_language(piece, lang or g2p_language(voice, piece))
+        windowed = quick_start and self._split is not None
+        # Without windows, a short first call is bought by cutting the sentence.
+        cut = quick_start and not windowed and lang.startswith("en")
+        calls: list[Call] = []
+        for part in opening_phrases(piece) if cut else [piece]:
+            for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
+                if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
+                    calls.append(Call(batch, voice, speed, windowed=windowed and not calls))
+        return calls
+
+    def shorten(self, call: Call, limit: int) -> list[Call]:
+        """`call` as calls of at most `limit` phonemes, cut between words."""
+        from kokoro_onnx.chunker import split_phonemes
+
+        if len(call.phonemes) <= limit:
+            return [call]
+        parts = split_phonemes(call.phonemes, limit)
+        return [Call(part, call.voice, call.speed, call.windowed) for part in parts]
+
+    def run(self, call: Call, tag: object = None) -> np.ndarray:
+        """One model call: int16 audio ending with the pause its punctuation calls for.
+
+        `interrupt(tag)` from another thread stops it: `Interrupted` is raised.
+        """
+        if self._split is not None:
+            return np.concatenate(
+                [pcm for pcm, _ in self.stream(replace(call, windowed=False), tag)]
+            )
+        with self._switch.running(tag):
+            audio, _ = self._kokoro.create(
+                call.phonemes,
+                voice=self._style(call.voice),
+                speed=call.speed,
+                is_phonemes=True,
+                trim=True,
+                sentence_pause=0.0,
+                clause_pause=0.0,
+            )
+        pause = silence(pause_after(call.phonemes) / call.speed)
+        return np.concatenate([to_pcm16(audio), pause])
+
+    def _inputs(self, call: Call) -> dict[str, np.ndarray]:
+        """The model's inputs for a call, as kokoro-onnx's create() builds them."""
+        tokens = self._kokoro.tokenizer.tokenize(" ".join(call.phonemes.split()))
+        style = self._style(call.voice)
+        return {
+            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
+            "style": style[min(len(tokens), len(style)) - 1].reshape(1, -1).astype(np.float32),
+            "speed": np.array([call.speed], dtype=np.float32),
+        }
+
+    def stream(self, call: Call, tag: object = None) -> Iterator[tuple[np.ndarray, bool]]:
+        """One model call as int16 arrays, each with whether it is the last: window by
+        window if `call.windowed`, else at once; the last ends with the pause its
+        punctuation calls for.
+
+        Between windows, `yield_to_others(tag)` tells whether another client should
+        have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
+        """
+        from kokoro_onnx.trim import trim
+
+        if self._split is None:
+            yield self.run(call, tag), True
+            return
+        pause = silence(pause_after(call.phonemes) / call.speed)
+        try:
+            plan = self._split.plan(self._inputs(call), tag)
+            if not call.windowed or self._split.fits_one_window(plan):
+                audio = trim(self._split.whole(plan, tag))[0]
+                self._yield_for = None  # nothing is left to let others go after
+                yield np.concatenate([to_pcm16(audio), pause]), True
+                return
+        except Interrupted:
+            self._yield_for = None
+            raise
+        for index, (audio, last) in enumerate(self._split.windowed(plan)):
+            if index == 0:  # the silence before the first sound, as the whole call trims it
+                audio = audio[int(trim(audio)[1][0]) :]
+            if last:  # the model's trailing silence, as the whole call trims it
+                audio = audio[: int(trim(audio)[1][1])]
+                yield np.concatenate([to_pcm16(audio), pause]), True
+            else:
+                yield to_pcm16(audio), False
+
+    def yield_to_others(self, tag: object) -> bool:
+        """Whether a stop for `tag` came: its call should pause after this window."""
+        if self._yield_for is not None and self._yield_for == tag:
+            self._yield_for = None
+            self._switch.forget(tag)  # the stop is spent: the next run goes ahead
+            return True
+        return False
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop the running call tagged `tag` (from another thread); False if none.
+
+        A call decoded in windows stops at its next window instead (see `stream`).
+        """
+        if self._split is not None:
+            self._yield_for = tag
+        return self._switch.interrupt(tag)
+
+    def speak(
+        self,
+        piece: str,
+        voice: VoiceSpec,
+        speed: float = 1.0,
+        lang: str | None = None,
+        quick_start: bool = False,
+    ) -> Iterator[np.ndarray]:
+        """Yield int16 audio for one piece of text, one array per model call.
+
+        Arrays can be played back to back; see `plan` for `quick_start`.
+        """
+        for call in self.plan(piece, voice, speed, lang, quick_start):
+            yield self.run(call)
+
+    def warm_up(self) -> None:
+        """The first call is slower (allocations, kernels); pay it before a user waits."""
+        started = time.monotonic()
+        voice = self.voice(self.voice_names[0])
+        for _ in self.speak("Ready.", voice, lang="en-us"):
+            pass
+        _LOGGER.debug("Warm-up took %.2f s", time.monotonic() - started)

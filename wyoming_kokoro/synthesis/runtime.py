@@ -1,0 +1,284 @@
+"""The onnxruntime session, from a cached optimized copy of the model when there is one.
+
+Loading the .onnx means parsing its protobuf, optimizing the graph and repacking
+the int8 weights for this CPU's kernels at every burst (0.45-0.5 s on a 2-core
+x86). onnxruntime can save the result once: the optimized graph, with its weights
+and their prepacked forms in an external data file. Loading that copy with graph
+optimization off takes about 0.15 s, and the weights are read straight from the
+file (page cache, not the worker's own memory). The audio is bit-identical. The
+copy holds layout choices for this CPU and this onnxruntime release, so its name
+carries both; it is written on the first load (while the session is built anyway)
+and only for published model files, whose sha256 names them. A copy that fails to
+load is deleted and the .onnx used; one that cannot be saved (a full disk) costs
+only the copy, never the session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import platform
+import shutil
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wyoming_kokoro.catalog.assets import (
+    AssetError,
+    Assets,
+    CacheUnwritableError,
+    cache_dir,
+    model_file,
+    prepare_model,
+)
+from wyoming_kokoro.catalog.files import BY_NAME
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+
+_LOGGER = logging.getLogger(__name__)
+
+# Inside a copy's directory: the graph refers to its weights by this relative name.
+GRAPH = "model.onnx"
+WEIGHTS = "weights.bin"
+
+
+def cpu_key() -> str:
+    """What the optimized graph may depend on: the machine and its CPU features."""
+    flags = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features")):
+                flags = line.split(":", 1)[1].strip()
+                break
+    return hashlib.sha256(f"{platform.machine()} {flags}".encode()).hexdigest()[:10]
+
+
+def optimized_copy(model: Path, directory: Path | None = None) -> Path | None:
+    """The directory of the optimized copy of a published model; None for other models."""
+    import onnxruntime as ort
+
+    known = BY_NAME.get(model.name)
+    if known is None or not known.name.endswith(".onnx"):
+        return None
+    name = f"{known.sha256[:16]}-ort{ort.__version__}-{cpu_key()}"
+    return (directory or cache_dir()) / name
+
+
+def _options(threads: int) -> ort.SessionOptions:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Input shapes change with every sentence: memory patterns only grow RSS.
+    options.enable_mem_pattern = False
+    options.log_severity_level = 3  # the warning about CPU-specific layouts is expected
+    return options
+
+
+def _cpu(path: str, options: ort.SessionOptions) -> ort.InferenceSession:
+    import onnxruntime as ort
+
+    return ort.InferenceSession(path, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _load_copy(copy: Path, threads: int) -> ort.InferenceSession | None:
+    import onnxruntime as ort
+
+    if not (copy / GRAPH).is_file():
+        shutil.rmtree(copy, ignore_errors=True)  # a leftover would block saving a copy
+        return None
+    options = _options(threads)
+    # Optimized already; running the optimizers again would only cost time.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    try:
+        session = _cpu(str(copy / GRAPH), options)
+    except Exception as err:  # onnxruntime raises its own types for a bad file
+        _LOGGER.warning("Optimized model copy %s is unusable (%s); rebuilding it", copy, err)
+        shutil.rmtree(copy, ignore_errors=True)
+        return None
+    _LOGGER.debug("Loaded the optimized copy %s", copy)
+    return session
+
+
+def create_session(model: str, threads: int, copy: Path | None) -> ort.InferenceSession:
+    """A CPU session for `model` (a verified path), using or writing `copy` if given.
+
+    Saving the copy is a bonus: a full or failing cache disk costs the copy, never
+    the session.
+    """
+    if copy is not None:
+        session = _load_copy(copy, threads)
+        if session is not None:
+            return session
+        if _writable(copy.parent) and _room_for_copy(model, copy.parent):
+            try:
+                return _build_and_save(model, threads, copy)
+            except Exception as err:  # onnxruntime raises its own types for a failed write
+                _LOGGER.warning(
+                    "Could not save an optimized copy of the model (%s); loading without it", err
+                )
+    return _cpu(model, _options(threads))
+
+
+def _build_and_save(model: str, threads: int, copy: Path) -> ort.InferenceSession:
+    """Build the session and save its optimized graph on the way (raises if either fails)."""
+    options = _options(threads)
+    partial = copy.with_name(f".{copy.name}.{os.getpid()}.part")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        partial.mkdir()
+        options.optimized_model_filepath = str(partial / GRAPH)
+        for key, value in (
+            ("session.optimized_model_external_initializers_file_name", WEIGHTS),
+            ("session.optimized_model_external_initializers_min_size_in_bytes", "1024"),
+            # The repacked int8 weights go to the file too: loading skips repacking.
+            ("session.save_external_prepacked_constant_initializers", "1"),
+        ):
+            options.add_session_config_entry(key, value)
+        session = _cpu(model, options)
+        _keep(partial, copy)  # only a copy whose session was built whole
+        return session
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _room_for_copy(model: str, directory: Path) -> bool:
+    """Whether the copy (about 1.4 times the model) fits: else building it would only
+    fail at the end, and the session would be built a second time."""
+    try:
+        fs = os.statvfs(directory)
+        free, needed = fs.f_bavail * fs.f_frsize, 2 * os.stat(model).st_size
+    except OSError:
+        return True  # unknown: try, and load without the copy if saving fails
+    if free < needed:
+        _LOGGER.info(
+            "Not saving an optimized copy of the model: %d MB free in %s, %d MB needed",
+            free >> 20,
+            directory,
+            needed >> 20,
+        )
+    return free >= needed
+
+
+def _writable(directory: Path) -> bool:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(directory, os.W_OK)
+
+
+def _keep(partial: Path, copy: Path) -> None:
+    try:
+        if (partial / GRAPH).stat().st_size > 0 and (partial / WEIGHTS).stat().st_size > 0:
+            # Atomic: a concurrent burst never sees half a copy. If another process
+            # saved one first, the rename fails and this one is dropped.
+            os.rename(partial, copy)
+            _LOGGER.info("Saved an optimized copy of the model for faster loading: %s", copy)
+            _drop_stale(copy)
+    except OSError as err:
+        _LOGGER.debug("Could not keep the optimized copy %s: %s", copy, err)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def _drop_stale(copy: Path) -> None:
+    """Remove copies of the same model for another onnxruntime, CPU or format."""
+    model_key = copy.name.split("-ort", 1)[0]
+    for old in copy.parent.glob(f"{model_key}-ort*"):
+        if old != copy:
+            _LOGGER.debug("Removing the outdated optimized copy %s", old)
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+
+
+class ModelLoading(threading.Thread):
+    """Loads the model and voices in the background; onnxruntime releases the GIL.
+
+    The worker starts this before it imports the text side, so imports, the
+    normalizer's and G2P's first use and the model load all overlap.
+    """
+
+    def __init__(
+        self, assets: Assets, threads: int, use_copy: bool = True, split: Path | None = None
+    ) -> None:
+        super().__init__(name="kokoro model loader", daemon=True)
+        self._assets = assets
+        self._threads = threads
+        self._use_copy = use_copy
+        self._split = split  # the model's verified parts, to decode in windows
+        self._kokoro: Any = None
+        self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
+        self._error: BaseException | None = None
+        # Set when the session is being built (or the load failed): from then on
+        # onnxruntime works without the GIL and other imports no longer delay it.
+        self.building = threading.Event()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            # onnxruntime first and kokoro-onnx after the session: the session build
+            # is the longest step, so it starts as early as it can.
+            import onnxruntime  # noqa: F401
+
+            if self._split is not None and self._load_split(self._split):
+                return
+            with model_file(self._assets) as model:
+                copy = optimized_copy(self._assets.model) if self._use_copy else None
+                try:
+                    self.building.set()
+                    session = create_session(model, self._threads, copy)
+                    from kokoro_onnx import Kokoro
+
+                    # Inside the block: kokoro-onnx checks that the model path exists.
+                    self._kokoro = Kokoro.from_session(session, str(self._assets.voices))
+                except Exception as err:  # onnxruntime raises its own exception types
+                    raise AssetError(f"cannot load the model {model}: {err}") from err
+        except BaseException as err:  # handed to the thread that waits
+            self._error = err
+        finally:
+            self.building.set()
+
+    def _load_split(self, directory: Path) -> bool:
+        """Load the parts instead of the whole graph; False (logged) if they fail."""
+        from kokoro_onnx import Kokoro
+
+        from wyoming_kokoro.synthesis.decoder import SplitModel
+        from wyoming_kokoro.synthesis.graph import PLAN
+        from wyoming_kokoro.synthesis.split import load
+
+        try:
+            # The parts were cut from the file with this name's sha256: the file must
+            # still be that file (a corrupt or replaced model is refused as before).
+            prepare_model(self._assets)
+        except CacheUnwritableError:
+            return False
+        try:
+            self.building.set()
+            sessions = load(directory, self._threads)
+            # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
+            # tokenizer and voices work on it as they do on the whole model.
+            self._kokoro = Kokoro.from_session(sessions[PLAN], str(self._assets.voices))
+            self.split_model = SplitModel(sessions)
+        except Exception as err:  # a damaged cache entry: decode whole calls instead
+            _LOGGER.warning(
+                "Cannot load the cut model %s (%s); decoding whole calls", directory, err
+            )
+            shutil.rmtree(directory, ignore_errors=True)
+            self.split_model = None
+            return False
+        return True
+
+    def result(self) -> Any:
+        """The loaded `kokoro_onnx.Kokoro`, or the error that stopped it."""
+        self.join()
+        if self._error is not None:
+            raise self._error
+        return self._kokoro

@@ -1,0 +1,103 @@
+"""The cut model built and loaded: cut once per model and onnxruntime release
+(`catalog/cut.py` says where), checked against the single graph before it is trusted.
+
+The build cuts the graph (`graph.py`), then runs the whole graph and the chained
+parts on sample inputs and keeps the parts only if every sample's audio is the same,
+bit for bit. It takes a while (about 10 s of CPU here), so the server runs it once
+(`server/model_cut.py`), in a separate low-priority process, while the worker speaks
+with whole calls; the next burst decodes in windows. Only the published model files
+are cut: their sha256 names the cache entry without hashing the file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from wyoming_kokoro.catalog.assets import Assets, model_file
+from wyoming_kokoro.catalog.cut import VERIFIED, ready, split_dir
+
+_LOGGER = logging.getLogger(__name__)
+SAMPLES = 20
+
+
+def _session(path: Path, threads: int) -> Any:
+    from wyoming_kokoro.synthesis.runtime import cpu_key, create_session
+
+    return create_session(str(path), threads, path.with_name(f"{path.stem}-{cpu_key()}.opt"))
+
+
+def load(directory: Path, threads: int) -> dict[str, Any]:
+    """onnxruntime sessions of the parts in `directory` (from optimized copies)."""
+    from wyoming_kokoro.synthesis.graph import PARTS
+
+    return {name: _session(directory / name, threads) for name in PARTS}
+
+
+def build(assets: Assets, threads: int = 1) -> Path:
+    """Cut, check and keep the parts of `assets.model` (GraphError if they differ)."""
+    import numpy as np
+
+    from wyoming_kokoro.synthesis import graph
+    from wyoming_kokoro.synthesis.decoder import SplitModel
+    from wyoming_kokoro.synthesis.runtime import create_session
+
+    target = split_dir(assets.model)
+    if target is None:
+        raise graph.GraphError(f"{assets.model.name} is not a published model file")
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        with model_file(assets) as model:
+            graph.save(graph.cut(Path(model)), partial)
+            whole = create_session(model, threads, None)
+        parts = SplitModel(
+            {name: create_session(str(partial / name), threads, None) for name in graph.PARTS}
+        )
+        with np.load(assets.voices) as voices:
+            styles = np.stack([voices[name] for name in voices.files[:8]])
+        vocabulary = range(1, 178)  # Kokoro's token ids; 0 is the pad
+        graph.verify(
+            lambda inputs: whole.run(None, inputs)[0],
+            lambda inputs: parts.whole(parts.plan(inputs)),
+            graph.sample_inputs(SAMPLES, vocabulary, styles),
+        )
+        (partial / VERIFIED).write_text(f"{SAMPLES} samples bit-identical\n")
+        with contextlib.suppress(OSError):  # another process may have kept one first
+            os.rename(partial, target)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    _LOGGER.info("Cut the model for decoding in windows: %s", target)
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model", type=Path, nargs="?", help="default: the embedded model")
+    parser.add_argument("voices", type=Path, nargs="?")
+    parser.add_argument("--embedded", action="store_true")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s split: %(message)s")
+    if args.model is None:
+        from wyoming_kokoro.catalog.assets import resolve
+
+        assets = resolve(None, None, [])
+    else:
+        assets = Assets(args.model, args.voices, (), "", args.embedded)
+    if ready(assets.model) is not None:
+        return
+    try:
+        build(assets)
+    except Exception as err:  # any failure: the server goes on with whole calls
+        _LOGGER.error("The model cannot be cut: %s", err)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Language → phonemes: espeak-ng (bundled with kokoro-onnx), misaki, Japanese and
+Chinese dictionaries, a user lexicon.
+
+Japanese and Chinese load their dictionaries (100 MB for Japanese) on first use,
+inside the worker: a burst that speaks only English never pays for them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from wyoming_kokoro.text.charsets import COMPAT_IDEOGRAPHS, HALFWIDTH_KANA, IDEOGRAPHS, KANA
+
+_LOGGER = logging.getLogger(__name__)
+
+LEXICON_NAME = "lexicon.txt"
+
+# Kana, CJK ideographs, full-width forms: text the Japanese/Chinese G2P must read.
+# Text without any (an English announcement to a Japanese voice) is read as English.
+_CJK = re.compile(f"[{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{HALFWIDTH_KANA}]")
+CJK_LANGUAGES = ("ja", "zh")
+
+
+def language_code(code: str) -> str:
+    """A language code written as ours are: lower case, "-" between its parts (es_ES: es-es)."""
+    return code.strip().lower().replace("_", "-")
+
+
+def base_language(code: str) -> str:
+    """The language without region or script: fr-fr, es_ES, zh-Hans-CN → fr, es, zh."""
+    return language_code(code).split("-", 1)[0]
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text has kana or ideographs (needs the Japanese or Chinese G2P)."""
+    return _CJK.search(text) is not None
+
+
+def reading_language(text: str, lang: str) -> str:
+    """The language a piece is really read in: Japanese and Chinese voices read text
+    without kana or ideographs as (American) English."""
+    if lang in CJK_LANGUAGES and not has_cjk(text):
+        return "en-us"
+    return lang
+
+
+def load_lexicon(path: Path) -> dict[str, str]:
+    """Read a pronunciation lexicon: one `word<TAB or spaces>pronunciation` per line.
+
+    A pronunciation between slashes is phonemes (`Kokoro /kˈOkəɹO/`); anything else
+    is a respelling that is read instead of the word (`HA  home assistant`).
+    Lines starting with # are comments. A line that is malformed or not UTF-8 is
+    skipped and logged as `path:N`: a typo must not stop the server (the add-on
+    would restart into the same failure). Raises OSError if the file cannot be read.
+    """
+    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # as Windows editors save it
+    entries: dict[str, str] = {}
+    # Line by line, so one line in another encoding costs only that line (a UTF-8
+    # multi-byte sequence never holds a newline byte).
+    for number, raw in enumerate(data.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8").strip()
+        except UnicodeDecodeError as err:
+            _LOGGER.warning(
+                "%s:%d: not UTF-8 (byte %d); skipped. Save the file as UTF-8.",
+                path,
+                number,
+                err.start + 1,
+            )
+            continue
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 1)
+        if len(parts) != 2:
+            _LOGGER.warning("%s:%d: expected 'word pronunciation'; skipped", path, number)
+            continue
+        entries[parts[0].lower()] = parts[1].strip()
+    return entries
+
+
+def load_lexicons(data_dirs: list[Path] | tuple[Path, ...]) -> dict[str, str]:
+    """Merge `lexicon.txt` from every data dir; the first directory wins."""
+    entries: dict[str, str] = {}
+    for directory in reversed(data_dirs):
+        path = directory / LEXICON_NAME
+        if not path.is_file():
+            continue
+        try:
+            entries.update(load_lexicon(path))
+        except OSError as err:
+            _LOGGER.error("Cannot read %s; speaking without it: %s", path, err)
+    return entries
+
+
+def _misaki_english(british: bool) -> Callable[[str], str] | None:
+    """misaki's lexicon-based English G2P, only when spaCy's model is installed.
+
+    misaki would otherwise download `en_core_web_sm` at run time, which we never do.
+    """
+    try:
+        import spacy.util  # optional and heavy
+
+        if not spacy.util.is_package("en_core_web_sm"):
+            return None
+        from misaki import en, espeak
+
+        g2p = en.G2P(trf=False, british=british, fallback=espeak.EspeakFallback(british))
+    except Exception as err:  # any failure means: use espeak
+        _LOGGER.debug("misaki English G2P unavailable: %s", err)
+        return None
+    return lambda text: g2p(text)[0]
+
+
+class Phonemizer:
+    """Text (already normalized) → Kokoro phonemes for one language."""
+
+    def __init__(
+        self,
+        espeak: Callable[[str, str], str],
+        lexicon: dict[str, str] | None = None,
+        prefer_misaki: bool = True,
+    ) -> None:
+        self._espeak = espeak
+        self._lexicon = lexicon or {}
+        self._pattern = (
+            re.compile(
+                r"(?<!\w)(" + "|".join(re.escape(w) for w in self._lexicon) + r")(?!\w)",
+                re.IGNORECASE,
+            )
+            if self._lexicon
+            else None
+        )
+        self._misaki: dict[str, Callable[[str], str] | None] = {}
+        self._prefer_misaki = prefer_misaki
+        self._cjk: dict[str, Callable[[str], str]] = {}
+
+    def _cjk_backend(self, lang: str) -> Callable[[str], str]:
+        """The Japanese or Chinese G2P, built on first use; Latin words go to English."""
+        backend = self._cjk.get(lang)
+        if backend is None:
+            english = self._backend("en-us")
+            if lang == "ja":
+                from wyoming_kokoro.text.g2p.ja import JapaneseG2P
+
+                backend = JapaneseG2P(english)
+            else:
+                from wyoming_kokoro.text.g2p.zh import ChineseG2P
+
+                backend = ChineseG2P(english)
+            self._cjk[lang] = backend
+        return backend
+
+    def _backend(self, lang: str, text: str = "") -> Callable[[str], str]:
+        if reading_language(text, lang) != lang:
+            return self._backend("en-us")
+        if lang in CJK_LANGUAGES:
+            return self._cjk_backend(lang)
+        if self._prefer_misaki and lang in ("en-us", "en-gb"):
+            if lang not in self._misaki:
+                self._misaki[lang] = _misaki_english(lang == "en-gb")
+                if self._misaki[lang]:
+                    _LOGGER.info("Using misaki English G2P for %s", lang)
+            backend = self._misaki[lang]
+            if backend is not None:
+                return backend
+        return lambda text: self._espeak(text, lang)
+
+    def __call__(self, text: str, lang: str) -> str:
+        from wyoming_kokoro.text.g2p.inline import split
+
+        parts = split(text)
+        if len(parts) == 1 and not parts[0][1]:
+            return self._words(text, lang)
+        # Phonemes from SSML go in as written; the text around them is read as usual.
+        said = [
+            part.strip() if is_phonemes else self._words(part, lang) for part, is_phonemes in parts
+        ]
+        return " ".join(p for p in said if p)
+
+    def _words(self, text: str, lang: str) -> str:
+        if not text.strip():
+            return ""
+        backend = self._backend(lang, text)
+        if self._pattern is None:
+            return backend(text).strip()
+        out: list[str] = []
+        last = 0
+        for match in self._pattern.finditer(text):
+            entry = self._lexicon[match.group(1).lower()]
+            if entry.startswith("/") and entry.endswith("/") and len(entry) > 2:
+                if text[last : match.start()].strip():
+                    out.append(backend(text[last : match.start()]))
+                out.append(entry[1:-1])
+                last = match.end()
+            else:
+                out.append(backend(text[last : match.start()] + entry) if entry else "")
+                last = match.end()
+        if text[last:].strip():
+            out.append(backend(text[last:]))
+        return " ".join(p.strip() for p in out if p.strip())

@@ -1,0 +1,291 @@
+"""Spanish, French, Italian, Brazilian Portuguese and Hindi: numbers, times, money, percent.
+
+Number words come from num2words (Hindi from normalize_hi). The Romance languages
+write a decimal comma ("21,5") and group thousands with dots ("1.234"); a dot
+before anything but three digits is still read as a decimal point, because Home
+Assistant often prints "21.5" whatever the language.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
+
+from num2words import num2words
+
+from wyoming_kokoro.text.charsets import SPACE_RUN
+from wyoming_kokoro.text.normalize.hi import hindi_cardinal
+
+_Money = tuple[str, str, str | None, str | None, bool]  # one, many, cent, cents, feminine
+
+
+class _Lang(NamedTuple):
+    n2w: str  # num2words code; "" for Hindi
+    point: str  # word for the decimal separator
+    minus: str
+    plus: str
+    to: str  # ranges: "5-10"
+    percent: str
+    degree: tuple[str, str]
+    conj: str  # between whole units and cents
+    and_: str  # "&"
+    money: Mapping[str, _Money]
+
+
+_LANGS = MappingProxyType(
+    {
+        "es": _Lang("es", "coma", "menos", "más", "a", "por ciento", ("grado", "grados"), "con",
+                    "y", MappingProxyType({
+                        "EUR": ("euro", "euros", "céntimo", "céntimos", False),
+                        "USD": ("dólar", "dólares", "centavo", "centavos", False),
+                        "BRL": ("real", "reales", "centavo", "centavos", False),
+                        "GBP": ("libra", "libras", "penique", "peniques", True),
+                        "INR": ("rupia", "rupias", "paisa", "paisas", True),
+                        "JPY": ("yen", "yenes", None, None, False)})),
+        "fr": _Lang("fr", "virgule", "moins", "plus", "à", "pour cent", ("degré", "degrés"), "et",
+                    "et", MappingProxyType({
+                        "EUR": ("euro", "euros", "centime", "centimes", False),
+                        "USD": ("dollar", "dollars", "cent", "cents", False),
+                        "BRL": ("réal", "réais", "centavo", "centavos", False),
+                        "GBP": ("livre", "livres", "penny", "pence", True),
+                        "INR": ("roupie", "roupies", "paisa", "paisas", True),
+                        "JPY": ("yen", "yens", None, None, False),
+                        "CHF": ("franc", "francs", "centime", "centimes", False)})),
+        "it": _Lang("it", "virgola", "meno", "più", "a", "per cento", ("grado", "gradi"), "e",
+                    "e", MappingProxyType({
+                        "EUR": ("euro", "euro", "centesimo", "centesimi", False),
+                        "USD": ("dollaro", "dollari", "centesimo", "centesimi", False),
+                        "BRL": ("real", "reais", "centavo", "centavos", False),
+                        "GBP": ("sterlina", "sterline", "penny", "pence", True),
+                        "INR": ("rupia", "rupie", "paisa", "paise", True),
+                        "JPY": ("yen", "yen", None, None, False),
+                        "CHF": ("franco", "franchi", "centesimo", "centesimi", False)})),
+        "pt-br": _Lang("pt_BR", "vírgula", "menos", "mais", "a", "por cento", ("grau", "graus"),
+                       "e", "e", MappingProxyType({
+                           "BRL": ("real", "reais", "centavo", "centavos", False),
+                           "EUR": ("euro", "euros", "centavo", "centavos", False),
+                           "USD": ("dólar", "dólares", "centavo", "centavos", False),
+                           "GBP": ("libra", "libras", "pêni", "pence", True),
+                           "INR": ("rupia", "rupias", "paisa", "paisas", True),
+                           "JPY": ("iene", "ienes", None, None, False)})),
+        "hi": _Lang("", "दशमलव", "माइनस", "प्लस", "से", "प्रतिशत", ("डिग्री", "डिग्री"), "",
+                    "और", MappingProxyType({
+                        "INR": ("रुपया", "रुपये", "पैसा", "पैसे", False),
+                        "USD": ("डॉलर", "डॉलर", "सेंट", "सेंट", False),
+                        "EUR": ("यूरो", "यूरो", "सेंट", "सेंट", False),
+                        "GBP": ("पाउंड", "पाउंड", "पेंस", "पेंस", False),
+                        "JPY": ("येन", "येन", None, None, False)})),
+    }
+)  # fmt: skip
+_TEMPERATURE = MappingProxyType({"C": "Celsius", "F": "Fahrenheit"})
+_TEMPERATURE_HI = MappingProxyType({"C": "सेल्सियस", "F": "फ़ारेनहाइट"})
+_SYMBOLS = MappingProxyType(
+    {"R$": "BRL", "US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
+     "Rs.": "INR", "Rs": "INR"}
+)  # fmt: skip
+_CODES = "EUR|USD|BRL|GBP|INR|JPY|CHF"
+
+# Written numbers: continental "1.234.567,89" / "21,5" / "21.5"; Indian "1,23,456.78".
+# A trailing "(?![.,]?\d)" refuses to read half of something else ("2.500.000" in Hindi).
+_NUM_EU = r"(?:\d{1,3}(?:\.\d{3})+(?!\d)(?:,\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)"
+_NUM_HI = r"(?:\d{1,3}(?:,\d{2,3})*,\d{3}(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![.,]?\d)"
+_THOUSANDS_RE = re.compile(r"\d{1,3}(?:\.\d{3})+")
+_UNITS = MappingProxyType(
+    {"°C": "C", "° C": "C", "℃": "C", "°F": "F", "° F": "F", "℉": "F", "°": "", "%": "%"}
+)
+
+
+class _Patterns(NamedTuple):
+    prefix_money: re.Pattern[str]
+    suffix_money: re.Pattern[str]
+    quantity: re.Pattern[str]
+    number: re.Pattern[str]
+
+
+def _patterns(num: str) -> _Patterns:
+    sym = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
+    units = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+    return _Patterns(
+        re.compile(
+            rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{sym})|\b(?P<code>{_CODES})\b)\s?(?P<num>{num})"
+            r"(?![\w])"
+        ),
+        re.compile(
+            rf"(?<![\w.,])(?P<neg>-)?(?P<num>{num})\s?(?:(?P<sym>R\$|[€£¥₹$])|(?P<code>{_CODES})\b)"
+        ),
+        re.compile(
+            rf"(?<![\w.,:/-])(?:(?P<sign>[-+])(?=\d))?(?P<a>{num})(?:\s?[-–]\s?(?P<b>{num}))?"
+            rf"\s?(?P<unit>{units})"
+        ),
+        re.compile(
+            rf"(?<![\w.,])(?:(?<![^\s(\[=:/])(?P<sign>-)(?=\d))?(?P<a>{num})"
+            rf"(?:\s?[-–]\s?(?P<b>{num}))?(?![\w])"
+        ),
+    )
+
+
+_EU = _patterns(_NUM_EU)
+_HI = _patterns(_NUM_HI)
+_TIME_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])(?::|h(?=[0-5]\d))([0-5]\d)(?![\d:])")
+_FR_HOUR_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\s?h(?![\w])")  # "14h"
+_AMP_RE = re.compile(r"\s*&\s*")
+_FR_GROUPS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)")  # "1 000 000"
+
+# Agreement of "one" (and Spanish/Portuguese hundreds) with the noun that follows.
+_ES_THOUSANDS_RE = re.compile(r"\b(veinti)?uno(?= mil)")  # num2words says "veintiuno mil"
+_ES_MASC_RE = re.compile(r"\b(veinti)?uno$")
+_ES_FEM_RE = re.compile(r"uno$|ientos\b")
+_FR_FEM_RE = re.compile(r"\bun$")
+_PT_FEM_RE = re.compile(r"\bum\b|\bdois\b|entos\b")
+_PT_FEM = MappingProxyType({"um": "uma", "dois": "duas", "entos": "entas"})
+_MILLIONS_RE = re.compile(
+    r"\b(?:mill[oó]n|millones|millions?|milliards?|milion[ei]|miliard[oi]|milh(?:ão|ões)"
+    r"|bill[oó]n|billones|bilh(?:ão|ões))$"
+)
+_OF = MappingProxyType({"es": " de ", "fr": " de ", "it": " di ", "pt-br": " de "})
+
+
+def _cardinal(n: int, lang: str) -> str:
+    spec = _LANGS[lang]
+    if n >= 10**15:  # past num2words' limits (and anyone's ear): read the digits
+        return " ".join(_cardinal(int(d), lang) for d in str(n))
+    if not spec.n2w:
+        return hindi_cardinal(n)
+    words = num2words(n, lang=spec.n2w).replace(",", "")
+    if lang == "es":
+        words = _ES_THOUSANDS_RE.sub(lambda m: "veintiún" if m[1] else "un", words)
+    return words
+
+
+def _agree(words: str, n: int, lang: str, feminine: bool) -> str:
+    """Make a cardinal agree with its noun: "veintiún euros", "vingt et une heures"."""
+    if lang == "es":
+        if feminine:
+            return _ES_FEM_RE.sub(lambda m: "una" if m[0] == "uno" else "ientas", words)
+        return _ES_MASC_RE.sub(lambda m: "veintiún" if m[1] else "un", words)
+    if lang == "fr" and feminine:
+        return _FR_FEM_RE.sub("une", words)
+    if lang == "it" and words == "uno":
+        return "una" if feminine else "un"
+    if lang == "pt-br" and feminine and n < 1_000_000:  # millions themselves stay masculine
+        return _PT_FEM_RE.sub(lambda m: _PT_FEM[m[0]], words)
+    return words
+
+
+def _split(text: str, lang: str) -> tuple[int, str]:
+    """Whole part and fraction digits of a written number."""
+    if lang == "hi":
+        whole, _, frac = text.replace(",", "").partition(".")
+    elif "," in text:
+        whole, _, frac = text.partition(",")
+        whole = whole.replace(".", "")
+    elif _THOUSANDS_RE.fullmatch(text):
+        whole, frac = text.replace(".", ""), ""
+    else:
+        whole, _, frac = text.partition(".")
+    return int(whole or 0), frac
+
+
+def _say(text: str, lang: str, feminine: bool | None = None) -> str:
+    """Read a written number; with ``feminine`` set it is followed by a noun."""
+    whole, frac = _split(text, lang)
+    words = _cardinal(whole, lang)
+    if not frac:
+        return words if feminine is None else _agree(words, whole, lang, feminine)
+    if lang != "hi" and len(frac) <= 2 and frac[0] != "0":
+        tail = _cardinal(int(frac), lang)  # "tres coma catorce"
+    else:
+        tail = " ".join(_cardinal(int(d), lang) for d in frac)  # Hindi: digit by digit
+    return f"{words} {_LANGS[lang].point} {tail}"
+
+
+def _with_noun(words: str, noun: str, lang: str) -> str:
+    """Put a noun after a number: "un millón de euros", "un million d'euros"."""
+    if not _MILLIONS_RE.search(words) or lang not in _OF:
+        return f"{words} {noun}"
+    if lang == "fr" and noun[0] in "aeiouéh":
+        return f"{words} d'{noun}"
+    return f"{words}{_OF[lang]}{noun}"
+
+
+def _money(m: re.Match[str], lang: str) -> str:
+    spec = _LANGS[lang]
+    code = _SYMBOLS[m["sym"]] if m["sym"] else m["code"]
+    if code not in spec.money:
+        return m[0]
+    one, many, cent, cents, feminine = spec.money[code]
+    sign = spec.minus + " " if m["neg"] else ""
+    whole, frac = _split(m["num"], lang)
+    if cent is None or cents is None or len(frac) > 2:
+        words = _say(m["num"], lang, None if frac else feminine)
+        return sign + _with_noun(words, one if (whole, frac) == (1, "") else many, lang)
+    minor = int(frac.ljust(2, "0")) if frac else 0
+    parts = []
+    if whole or not minor:
+        words = _agree(_cardinal(whole, lang), whole, lang, feminine)
+        parts.append(_with_noun(words, one if whole == 1 else many, lang))
+    if minor:
+        words = _agree(_cardinal(minor, lang), minor, lang, False)
+        parts.append(f"{words} {cent if minor == 1 else cents}")
+    return sign + (f" {spec.conj} " if spec.conj else " ").join(parts)
+
+
+def _quantity(m: re.Match[str], lang: str) -> str:
+    spec = _LANGS[lang]
+    sign = {"-": spec.minus + " ", "+": spec.plus + " "}.get(m["sign"] or "", "")
+    unit = _UNITS[m["unit"]]
+    single = m["a"] in ("1", "1,0") and not m["b"]
+    if unit == "%":
+        noun = spec.percent
+        words = _say(m["a"], lang)
+    else:
+        noun = spec.degree[0 if single else 1]
+        if unit:
+            noun += " " + (_TEMPERATURE_HI if lang == "hi" else _TEMPERATURE)[unit]
+        words = _say(m["a"], lang, None if m["b"] else False)
+    if m["b"]:
+        words += f" {spec.to} " + _say(m["b"], lang, None if unit == "%" else False)
+    return f"{sign}{words} {noun}"
+
+
+def _number(m: re.Match[str], lang: str) -> str:
+    spec = _LANGS[lang]
+    words = (spec.minus + " " if m["sign"] else "") + _say(m["a"], lang)
+    return words + (f" {spec.to} {_say(m['b'], lang)}" if m["b"] else "")
+
+
+def _time(hour: int, minute: int, lang: str) -> str:
+    h, mi = _cardinal(hour, lang), _cardinal(minute, lang)
+    if lang == "hi":
+        return f"{h} बजे" if not minute else f"{h} बजकर {mi} मिनट"
+    if lang == "fr":  # "heure" is feminine, and so is "minute"
+        words = f"{_agree(h, hour, lang, True)} heure{'s' if hour > 1 else ''}"
+        return words + (f" {_agree(mi, minute, lang, True)}" if minute else "")
+    hour_words = _agree(h, hour, lang, True)  # "la una", "l'una", "uma hora"
+    if not minute:
+        return {"es": f"{hour_words} en punto", "it": f"{hour_words} in punto"}.get(
+            lang, f"{hour_words} hora{'s' if hour > 1 else ''}"
+        )
+    return f"{hour_words} {'y' if lang == 'es' else 'e'} {mi}"
+
+
+def normalize_other(text: str, lang: str) -> str:
+    """Normalize text for one of the languages in _LANGS (keys as given by normalize())."""
+    spec = _LANGS[lang]
+    if "&" in text:
+        text = _AMP_RE.sub(f" {spec.and_} ", text)
+    if not any(c.isdigit() for c in text):
+        return SPACE_RUN.sub(" ", text).strip()
+    pats = _HI if lang == "hi" else _EU
+    if lang == "fr":  # French groups thousands with spaces, plain ones when typed by hand
+        text = _FR_GROUPS_RE.sub(lambda m: m[0].replace(" ", ""), text)
+    text = _TIME_RE.sub(lambda m: _time(int(m[1]), int(m[2]), lang), text)
+    if lang == "fr":
+        text = _FR_HOUR_RE.sub(lambda m: _time(int(m[1]), 0, lang), text)
+    text = pats.prefix_money.sub(lambda m: _money(m, lang), text)
+    text = pats.suffix_money.sub(lambda m: _money(m, lang), text)
+    text = pats.quantity.sub(lambda m: _quantity(m, lang), text)
+    text = pats.number.sub(lambda m: _number(m, lang), text)
+    return SPACE_RUN.sub(" ", text).strip()

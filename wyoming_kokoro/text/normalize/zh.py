@@ -1,0 +1,64 @@
+"""Mandarin written forms → Chinese words (numbers in characters) for g2p_zh.
+
+cn2an (a maintained converter that ships no model) turns Arabic numbers into
+Chinese ones, with decimals, percentages, negatives and years ("2024年" 二零二四年).
+Before it runs, forms it does not know are rewritten: clock times, slashed dates,
+currency signs, °C, thousands separators, and long digit strings (phone numbers,
+read digit by digit). "2" before a measure word is 两, as people say it.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+
+from wyoming_kokoro.text.normalize.cjk import CLOCK, DATE, RANGE, date_words
+
+_LOGGER = logging.getLogger(__name__)
+
+_NUM = r"\d+(?:\.\d+)?"
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_CURRENCY_BEFORE = re.compile(rf"([¥$€£])\s?({_NUM})(?:\s?(万|亿))?")
+_CURRENCY = {"¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
+_CELSIUS = re.compile(rf"({_NUM})\s?°\s?C")
+_DEGREE = re.compile(rf"({_NUM})\s?°")
+_DIGITS = re.compile(r"(?<![\d.])(?:0\d{4,}|\d{8,})(?![\d.])")
+_DIGIT_WORDS = dict(zip("0123456789", "零一二三四五六七八九", strict=True))
+# 两 rather than 二 for a lone 2 before a measure word or an hour.
+_LIANG = re.compile(r"(?<![\d.])2(?=\s?[个位只次本张条件种名家点天年台辆杯瓶块岁周])")
+
+
+def _time(match: re.Match[str]) -> str:
+    hours, minutes, seconds = int(match.group(1)), int(match.group(2)), match.group(3)
+    if hours > 24 or minutes > 59:
+        return match.group()
+    words = ("两" if hours == 2 else str(hours)) + "点"
+    if minutes:
+        words += f"零{minutes}分" if minutes < 10 else f"{minutes}分"
+    if seconds and int(seconds):
+        words += f"{int(seconds)}秒"
+    return words
+
+
+def normalize_chinese(text: str) -> str:
+    """Written Mandarin → characters a reader would say, numbers included."""
+    import cn2an  # only the worker that speaks Chinese pays for it
+
+    text = unicodedata.normalize("NFKC", text)
+    text = _THOUSANDS.sub("", text)
+    text = DATE.sub(date_words, text)
+    text = CLOCK.sub(_time, text)
+    text = _CURRENCY_BEFORE.sub(
+        lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
+    )
+    text = _CELSIUS.sub(r"\1摄氏度", text)
+    text = _DEGREE.sub(r"\1度", text)
+    text = _DIGITS.sub(lambda m: "".join(_DIGIT_WORDS[d] for d in m.group()), text)
+    text = _LIANG.sub("两", text)
+    text = RANGE.sub("到", text)
+    try:
+        return str(cn2an.transform(text, "an2cn"))
+    except Exception as err:  # cn2an raises bare ValueErrors on odd numbers
+        _LOGGER.debug("cn2an could not convert %r: %s", text, err)
+        return text

@@ -1,0 +1,423 @@
+"""What is spoken: markdown removal and sentence splitting, for whole and streamed text.
+
+Text arrives either whole (`kokoro-say`, `synthesize`) or in mid-word pieces while
+an LLM writes (`synthesize-chunk`). Both go through `SentenceStream`, so a
+sentence is ready to speak as soon as the text after it shows that it is complete.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+
+import pysbd
+
+from wyoming_kokoro.text.charsets import (
+    CJK_MARKS,
+    COMPAT_IDEOGRAPHS,
+    EMOJI_GLUE,
+    FULLWIDTH_FORMS,
+    IDEOGRAPHS,
+    KANA,
+    PICTOGRAPHS,
+)
+from wyoming_kokoro.text.g2p import base_language
+from wyoming_kokoro.text.phrases import first_phrase, opening_phrases
+
+# Pieces shorter than this sound rushed and flat: speak them with a neighbour.
+MIN_PIECE_CHARS = 24
+# Longer sentences are cut at clauses: the first audio comes sooner, and another
+# client waits at most one piece for its turn.
+MAX_PIECE_CHARS = 240
+# A sentence that pysbd has not ended after this many characters is cut at a clause
+# before it is spoken (in clause pieces, as any sentence over MAX_PIECE_CHARS).
+MAX_SENTENCE_CHARS = 4 * MAX_PIECE_CHARS
+
+# pysbd's cost grows faster than the text: it is shown at most this much text after
+# the first sentence end it has to decide, and this much before it (the words its
+# abbreviation and number rules look at).
+_WINDOW = 1000
+_CONTEXT = 100
+# A sentence end in a window cut short is decided only with this much text after it.
+_LOOKAHEAD = 100
+# pysbd decides an end by the words around it, and the next one is known by its
+# first letter ("Dr. Smith", "5 p.m. Then"): an end it declines with a letter after
+# it is declined for good, so each end is shown to it about once.
+
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)+")
+_RULE = re.compile(r"^\s*([-*_=]\s*){3,}$")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^)(]|\([^)]*\))*\)")
+_CODE = re.compile(r"`([^`]*)`")
+_EMPHASIS = re.compile(
+    r"(?<![*_~\w])(\*{1,3}|_{1,3}|~~)(?=[^\s*_~])(.+?)(?<=[^\s*_~])\1(?![*_~\w])"
+)
+# What is left after pairing: a sentence split can cut "**bold**" in two, and a
+# lone asterisk is read aloud as "asterisk". Underscores inside words stay.
+_STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
+_TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
+_HTML = re.compile(r"</?[A-Za-z][^>]{0,200}>")
+_EMOJI = re.compile(f"[{PICTOGRAPHS}{EMOJI_GLUE}]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;]['\")\]」』）]*$")
+# A sentence is complete once text follows it: after Latin marks a space shows it,
+# Chinese and Japanese put no space after 。！？ (closing brackets may follow).
+# Hindi ends sentences with a danda (।).
+_SENTENCE_DONE = re.compile(r"[.!?…:;।॥]['\")\]]*\s|[。！？][」』）”]*(?=.)")
+# What a possible sentence end can start with and continue in, before its space.
+_END_MARKS = frozenset(".!?…:;।॥'\")]。！？」』）”")
+_NEXT_WORD = re.compile(r"\S")
+_WAITS_FOR_LINE_END = re.compile(r"\s*(?:```|~~~|\||`{1,2}\Z|~{1,2}\Z)")
+# Clause marks: Latin ones before a space, the CJK ones (、，；：) anywhere.
+_CLAUSE_CUT = re.compile(r"(?<=[,;:—–])\s+|\s+(?=—)|(?<=[、，；：])\s*")
+# Kana, ideographs and full-width forms: one such character says about as much as
+# two Latin letters, so it counts twice towards the piece lengths.
+_WIDE = re.compile(f"[{CJK_MARKS}{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{FULLWIDTH_FORMS}]")
+
+_PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
+
+
+def clean_inline(text: str) -> str:
+    """Remove inline markdown, HTML and emoji; keep the words."""
+    text = _CONTROL.sub(" ", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _CODE.sub(r"\1", text)
+    for _ in range(2):  # nested emphasis like ***bold italic*** or **_both_**
+        text = _EMPHASIS.sub(r"\2", text)
+    text = _HTML.sub(" ", text)
+    text = _TIMES.sub(" times ", text)
+    text = _STRAY.sub("", text)
+    text = _EMOJI.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _table_row(line: str) -> str:
+    cells = [clean_inline(c) for c in line.strip().strip("|").split("|")]
+    return ", ".join(c for c in cells if c)
+
+
+class SentenceStream:
+    """Turns text, fed in any pieces, into speakable pieces (sentences or clauses).
+
+    `feed()` returns the pieces that are known to be complete; `finish()` returns
+    the rest. Markdown structure (headings, list items, table rows) ends a piece;
+    code blocks are skipped; very short sentences are joined to the next one.
+
+    The work per call is bounded by the new text, not by the line it extends: the
+    server splits text on its event loop, and an LLM streams a long line in tiny
+    chunks. pysbd is only shown a window around the sentence ends that are still
+    undecided, and a sentence that never ends is cut at a clause.
+    """
+
+    def __init__(self, language: str = "en") -> None:
+        lang = base_language(language)
+        self._segmenter = pysbd.Segmenter(
+            language=lang if lang in _PYSBD_LANGS else "en", clean=False
+        )
+        self._line = ""  # raw text of the line being written
+        self._line_has_output = False  # a sentence of this line was already emitted
+        self._whole_line = True  # nothing of the line was taken off its start yet
+        # No sentence of `_line` ends before this offset: the possible ends before it
+        # were shown to pysbd with enough text after them, and it declined them.
+        self._settled = 0
+        self._in_code = False
+        self._held = ""  # a short sentence waiting for a neighbour
+        self._started = False  # a piece was emitted: the listener hears something
+        self._head_said = 0  # characters of a sentence's head said; its rest is next
+
+    def feed(self, chunk: str) -> list[str]:
+        """Add text; return the pieces that became complete."""
+        out: list[str] = []
+        chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+        while "\n" in chunk:
+            head, chunk = chunk.split("\n", 1)
+            self._line += head
+            out += self._finish_line()
+        self._line += chunk
+        if self._line and not self._in_code and not self._waits_for_line_end():
+            out += self._sentences(final=False)
+            if not out and not self._started and not self._held:
+                out += self._opening_phrase()
+            out += self._cut_long()
+        self._started = self._started or bool(out)
+        return out
+
+    def finish(self) -> list[str]:
+        """End of text: return everything that is left."""
+        out = self._finish_line() if self._line else []
+        out += self._emit("", force=True)
+        return out
+
+    # -- lines -------------------------------------------------------------
+
+    def _waits_for_line_end(self) -> bool:
+        # Fences and table rows are only understood as whole lines. What is left of a
+        # line after a sentence or a list marker went does not start a line: "a. ```b"
+        # and "# ```b" are text.
+        return self._whole_line and _WAITS_FOR_LINE_END.match(self._line) is not None
+
+    def _finish_line(self) -> list[str]:
+        line, has_output, whole = self._line, self._line_has_output, self._whole_line
+        self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
+        if self._in_code and not _FENCE.match(line):
+            return []
+        if whole:
+            if _FENCE.match(line):
+                self._in_code = not self._in_code
+                return self._emit("", force=True)
+            if _RULE.match(line) or _TABLE_SEP.match(line):
+                return []
+            if line.lstrip().startswith("|"):
+                return self._emit(_table_row(line), boundary=True)
+        self._line, self._line_has_output, self._whole_line = line, has_output, whole
+        if not has_output:
+            self._strip_prefix()
+        blank = not self._line.strip()
+        out = self._sentences(final=True) + self._cut_long()
+        rest = self._line
+        self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
+        segments = self._segments(rest, 0, len(rest)) if rest.strip() else []
+        for i, seg in enumerate(segments):
+            out += self._emit(clean_inline(seg), boundary=i == len(segments) - 1)
+        if blank:
+            out += self._emit("", force=True)  # a blank line ends a paragraph
+        return out
+
+    def _sentences(self, final: bool) -> list[str]:
+        """Emit the sentences of the line that pysbd ends, one bounded window at a time.
+
+        In a line still being written every window reaches its end, as the whole line
+        did before. A line that is complete (`final`) keeps its last window for
+        `_finish_line`, which segments what is left as a whole.
+        """
+        out: list[str] = []
+        while found := _SENTENCE_DONE.search(self._line, self._settled):
+            if not self._line_has_output and self._strip_prefix():
+                continue
+            # pysbd may also end a sentence where no mark is: after `floor`, as ever.
+            floor = self._settled
+            # No possible end lies between the old mark and this one.
+            self._settled = found.start()
+            line = self._line
+            end = min(len(line), found.end() + _WINDOW)
+            known = end == len(line)  # the window holds all text there is
+            if known and final:
+                return out
+            if known and not _NEXT_WORD.match(line, _skip_space(line, found.end())):
+                break  # nothing after the mark yet: pysbd cannot end a sentence there
+            start = _window_start(line, found.start())
+            limit = len(line) if known else end - _LOOKAHEAD
+            bounds = [b for b in self._bounds(line, start, end) if floor < b <= limit]
+            cut = 0
+            for b in bounds:
+                out += self._emit(clean_inline(line[cut:b]))
+                cut = b
+            if cut:
+                self._line_has_output = True
+                self._drop_front(cut)
+            self._settled = self._decided(found.start() - cut, limit - cut, known)
+            if known:
+                break
+        if found is None:
+            self._settled = _quiet_end(self._line, self._settled)
+        return out
+
+    def _decided(self, first: int, limit: int, known: bool) -> int:
+        """Where the undecided sentence ends begin, after pysbd saw text up to `limit`.
+
+        A possible end that pysbd declined is decided once the word after it is
+        complete (or enough text follows, for scripts without spaces); in a window
+        cut short, every possible end with `_LOOKAHEAD` characters after it is.
+        """
+        line = self._line
+        settled = max(first, 0)
+        for m in _SENTENCE_DONE.finditer(line, settled):
+            if m.end() > limit:
+                break
+            after = _skip_space(line, m.end())
+            if known and not _NEXT_WORD.match(line, after):
+                return m.start()
+            settled = after
+        return settled
+
+    def _cut_long(self) -> list[str]:
+        """Cut a sentence that pysbd has not ended after `MAX_SENTENCE_CHARS`.
+
+        A sentence that long is spoken in clause pieces anyway (`split_long`); the
+        cut keeps the line, and with it every later call, bounded. Only text well
+        before any undecided sentence end is cut.
+        """
+        quiet = self._settled - _CONTEXT
+        if quiet <= MAX_SENTENCE_CHARS:
+            return []
+        if not self._line_has_output and self._strip_prefix():
+            return self._cut_long()
+        line, out, pos = self._line, [], 0
+        while quiet - pos > MAX_SENTENCE_CHARS:
+            cut = _cut_point(line, pos, pos + MAX_SENTENCE_CHARS)
+            out += self._emit(clean_inline(line[pos:cut]))
+            pos = cut
+        self._line_has_output = True
+        self._drop_front(pos)
+        return out
+
+    def _bounds(self, line: str, start: int, end: int) -> list[int]:
+        """Offsets in `line` where pysbd starts a sentence within line[start:end]."""
+        window = line[start:end]
+        bounds: list[int] = []
+        pos = 0
+        first = True
+        for seg in self._segmenter.segment(window):
+            if not seg:
+                continue
+            at = window.find(seg, pos)
+            if at < 0:
+                break  # not a piece of the text as given: trust nothing after it
+            if not first:
+                bounds.append(start + at)
+            first = False
+            pos = at + len(seg)
+        return bounds
+
+    def _segments(self, text: str, start: int, end: int) -> list[str]:
+        """text[start:end] cut where pysbd ends sentences; nothing dropped."""
+        cuts = [start, *self._bounds(text, start, end), end]
+        return [text[a:b] for a, b in itertools.pairwise(cuts) if a < b]
+
+    def _strip_prefix(self) -> bool:
+        """Drop a list or heading marker from the start of the line; True if one was."""
+        stripped = _LINE_PREFIX.sub("", self._line)
+        if len(stripped) == len(self._line):
+            return False
+        self._drop_front(len(self._line) - len(stripped))
+        return True
+
+    def _drop_front(self, count: int) -> None:
+        self._line = self._line[count:]
+        self._settled = max(0, self._settled - count)
+        self._whole_line = self._whole_line and not count
+
+    def _opening_phrase(self) -> list[str]:
+        """The first sentence's opening phrase, before the sentence is complete.
+
+        An LLM writes a long first sentence for a second or more; its opening
+        phrase can be spoken as soon as the words after it show where it ends.
+        """
+        line = self._line if self._line_has_output else _LINE_PREFIX.sub("", self._line)
+        cut = first_phrase(line)
+        if cut is None:
+            return []
+        head, rest = cut
+        # The space after the last word shows the next chunk starts a new word.
+        rest += line[len(line.rstrip()) :]
+        if self._line.endswith(rest):
+            self._drop_front(len(self._line) - len(rest))
+        else:  # not a tail of the line: what was settled in it is unknown
+            self._line, self._settled, self._whole_line = rest, 0, False
+        self._line_has_output = True
+        # Short as it may be, the head is said alone: a listener is waiting for it.
+        head = clean_inline(head)
+        out = self._emit(head, force=True)
+        self._head_said = len(head)
+        return out
+
+    # -- pieces ------------------------------------------------------------
+
+    def _emit(self, sentence: str, boundary: bool = False, force: bool = False) -> list[str]:
+        """Join short sentences to a neighbour; cut long ones at clauses."""
+        if sentence and not re.search(r"\w", sentence):
+            sentence = ""  # only punctuation or symbols: nothing to say
+        if boundary and sentence and not _ENDS_SENTENCE.search(sentence):
+            # Headings and list items: pause as after a sentence.
+            sentence += "。" if _WIDE.search(sentence[-1]) else "."
+        text = f"{self._held} {sentence}".strip() if self._held else sentence
+        self._held = ""
+        if not text:
+            return []
+        if self._head_said:
+            # The rest of a sentence whose head was said goes next on its own, however
+            # short (joined to the next sentence it would be late), in phrases while
+            # it is too long to follow the head without a gap.
+            said, self._head_said = self._head_said, 0
+            return [p for part in opening_phrases(text, said) for p in split_long(part)]
+        if piece_length(text) < MIN_PIECE_CHARS and not force:
+            self._held = text
+            return []
+        return list(split_long(text))
+
+
+def _window_start(line: str, first: int) -> int:
+    """Where pysbd's window starts: `_CONTEXT` before the first undecided end, at a word."""
+    start = first - _CONTEXT
+    if start <= 0:
+        return 0
+    space = line.find(" ", start, first)
+    return space + 1 if space >= 0 else start
+
+
+def _skip_space(line: str, pos: int) -> int:
+    while pos < len(line) and line[pos].isspace():
+        pos += 1
+    return pos
+
+
+def _quiet_end(line: str, start: int) -> int:
+    """Where the marks at the end of `line` begin: a sentence end may grow from there."""
+    end = len(line)
+    while end > start and line[end - 1] in _END_MARKS:
+        end -= 1
+    return end
+
+
+def _cut_point(line: str, start: int, end: int) -> int:
+    """Where to cut line[start:end] short: after its last clause mark, else a space."""
+    floor = start + (end - start) // 2
+    best = None
+    for m in _CLAUSE_CUT.finditer(line, floor, end):
+        best = m.end()
+    if best is None or best <= start:
+        space = line.rfind(" ", floor, end)
+        best = space + 1 if space >= 0 else end
+    return best
+
+
+def piece_length(text: str) -> int:
+    """Length for the piece limits: CJK characters count twice (see _WIDE)."""
+    return len(text) + len(_WIDE.findall(text))
+
+
+def split_long(text: str, limit: int = MAX_PIECE_CHARS) -> Iterator[str]:
+    """Cut a long sentence at clause marks, else at spaces; never drop a word."""
+    if piece_length(text) <= limit:
+        yield text
+        return
+    limit = max(1, limit * len(text) // piece_length(text))  # in characters of this text
+    parts = _CLAUSE_CUT.split(text)
+    current = ""
+    for part in parts:
+        while len(part) > limit:  # one clause that is still too long
+            cut = part.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 3 else limit
+            if current:
+                yield current
+                current = ""
+            yield part[:cut].strip()
+            part = part[cut:].strip()
+        if current and len(current) + 1 + len(part) > limit:
+            yield current
+            current = part
+        else:
+            current = f"{current} {part}".strip()
+    if current:
+        yield current
+
+
+def split_text(text: str, language: str = "en") -> list[str]:
+    """All speakable pieces of a whole text."""
+    stream = SentenceStream(language)
+    return stream.feed(text) + stream.finish()

@@ -1,0 +1,232 @@
+"""The worker's message loop: loads the model, speaks one model call at a time, ends on EOF.
+
+The process starts in `__main__.py` (or is forked from the waiting parent of
+`--prefork`, `zygote.py`). It reads its
+configuration as the first message on stdin (a command line would cap its size:
+a large lexicon did not fit), then talks the messages of `protocol.py` over
+stdin/stdout (the only thing written to stdout); logs go to stderr. The parent
+closes stdin when the worker has been idle long enough, and the process exits,
+so the OS gets all of its memory back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, BinaryIO
+
+from wyoming_kokoro.options import VOLUME_RANGE
+from wyoming_kokoro.protocol import (
+    Audio,
+    BadMessage,
+    Drop,
+    Failed,
+    Fatal,
+    Message,
+    Next,
+    Piece,
+    Preempt,
+    Ready,
+    Setup,
+    Stop,
+    WorkerConfig,
+    decode,
+)
+from wyoming_kokoro.synthesis.loudness import Leveler, apply_gain, for_voices_file
+from wyoming_kokoro.synthesis.stopping import Interrupted
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from wyoming_kokoro.catalog.voices import VoiceSpec
+    from wyoming_kokoro.synthesis.engine import Call, Engine
+
+_LOGGER = logging.getLogger("wyoming_kokoro.worker")
+
+
+class _Worker:
+    """The engine and the pieces it is part-way through."""
+
+    def __init__(self, engine: Engine, stdout: BinaryIO, leveler: Leveler | None = None) -> None:
+        from wyoming.event import write_event
+
+        self._write = write_event
+        self._engine = engine
+        self._stdout = stdout
+        # What each piece still has to say: calls, or a call part-way through its windows.
+        self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool]]]] = {}
+        self._leveler = leveler
+        self._levels: dict[int, tuple[VoiceSpec, float]] = {}  # piece → its voice and volume
+
+    def send(self, message: Message) -> None:
+        self._write(message.event(), self._stdout)
+        self._stdout.flush()
+
+    def handle(self, message: Message) -> None:
+        if isinstance(message, Drop):
+            self._plans.pop(message.id, None)
+            self._levels.pop(message.id, None)
+            return
+        if not isinstance(message, (Piece, Next)):
+            return
+        job_id = message.id
+        try:
+            if isinstance(message, Piece):
+                voice = self._engine.voice(message.voice)
+                volume = min(max(message.volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
+                self._levels[job_id] = (voice, volume)
+                plan = self._engine.plan(
+                    message.text, voice, message.speed, message.lang, quick_start=message.first
+                )
+                self._plans[job_id] = deque(plan)
+            reply: Message = self._speak_next(
+                job_id, message.limit if isinstance(message, Next) else None
+            )
+        except Exception as err:
+            # One bad piece (a voice of the wrong shape in a user's file raises
+            # IndexError, or onnxruntime's own exception types) must not end the
+            # burst for everyone else. Writing the reply is outside: a broken pipe
+            # still ends the worker.
+            expected = isinstance(err, (ValueError, KeyError))  # VoiceError is a ValueError
+            _LOGGER.warning(
+                "Piece %s failed: %s%s", job_id, "" if expected else f"{type(err).__name__}: ", err
+            )
+            _LOGGER.debug("Piece %s failed", job_id, exc_info=True)
+            self._plans.pop(job_id, None)
+            self._levels.pop(job_id, None)
+            reply = Failed(job_id, str(err) or type(err).__name__)
+        self.send(reply)
+
+    def _speak_next(self, job_id: int, limit: int | None = None) -> Audio:
+        calls = self._plans.get(job_id)
+        if calls is None:
+            raise KeyError(f"no piece {job_id} in progress")
+        first = calls[0] if calls else None
+        if limit and first is not None and not isinstance(first, Iterator) and not first.windowed:
+            calls.popleft()
+            calls.extendleft(reversed(self._engine.shorten(first, limit)))
+        pcm = b""
+        if calls:
+            head = calls.popleft()
+            windows = head if isinstance(head, Iterator) else self._engine.stream(head, job_id)
+            try:
+                for count, (audio, last) in enumerate(windows, 1):
+                    if last:  # the call's last audio goes with its answer, as for whole calls
+                        pcm = self._leveled(job_id, audio)
+                        break
+                    window = self._leveled(job_id, audio)
+                    self.send(Audio(job_id, more=True, pcm=window, window=True))
+                    if self._engine.yield_to_others(job_id):
+                        # Someone else needs the model now: the rest of this call
+                        # follows, from the next window, at this piece's next turn.
+                        _LOGGER.debug("Piece %s lets others go after window %d", job_id, count)
+                        calls.appendleft(windows)
+                        break
+            except Interrupted:
+                # Stopped before any audio: this call is spoken again later.
+                calls.appendleft(head)
+                _LOGGER.debug("Call of piece %s interrupted", job_id)
+        if not calls:
+            del self._plans[job_id]
+            self._levels.pop(job_id, None)
+        return Audio(job_id, more=bool(calls), pcm=pcm)
+
+    def _leveled(self, job_id: int, audio: np.ndarray) -> bytes:
+        """The audio as it leaves the worker: at the voice's level, times the volume."""
+        voice, volume = self._levels.get(job_id, (None, 1.0))
+        gain = volume
+        if self._leveler is not None and voice is not None:
+            self._leveler.observe(voice, audio)
+            gain *= self._leveler.gain(voice)
+        return apply_gain(audio, gain).tobytes()
+
+
+def _read_setup(stdin: BinaryIO) -> Setup | None:
+    """The first message, read without the wyoming library (importing it takes 50-100 ms
+    that the model load should not wait for): a JSON header line, then its JSON data."""
+    line = stdin.readline()
+    if not line:
+        return None
+    header = json.loads(line)
+    data = dict(header.get("data") or {})
+    if header.get("data_length"):
+        data.update(json.loads(stdin.read(header["data_length"])))
+    if header.get("payload_length"):
+        stdin.read(header["payload_length"])
+    return Setup(**data) if header.get("type") == Setup.type else None
+
+
+def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> int:
+    """Read the set-up (unless given), load the engine, answer messages until Stop or EOF."""
+    if setup is None:
+        try:
+            setup = _read_setup(stdin)
+        except (ValueError, TypeError) as err:  # not JSON, or not a Setup's fields
+            _LOGGER.error("Bad setup message: %s", err)
+            return 2
+    if not isinstance(setup, Setup):
+        _LOGGER.error("Expected a setup message, got %s", setup)
+        return 2
+    config = WorkerConfig.from_dict(setup.config)
+    if config.debug:
+        logging.getLogger().setLevel(logging.DEBUG)
+
+    from wyoming_kokoro.catalog.cut import ready
+    from wyoming_kokoro.synthesis.runtime import ModelLoading
+
+    # The model loads while the rest is imported: the engine pulls in numpy,
+    # kokoro-onnx, espeak and the normalizer, which the load does not need. Until
+    # the loader has imported onnxruntime and begun the session, other imports would
+    # only compete with it for the GIL (measured: 0.12 s later first audio).
+    split = ready(config.assets.model) if config.decode == "windows" else None
+    loading = ModelLoading(config.assets, config.threads, split=split)
+    loading.building.wait(timeout=10)
+    from wyoming.event import read_event, write_event
+
+    from wyoming_kokoro.catalog.assets import AssetError
+    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+
+    worker: _Worker | None = None
+    try:
+        options = EngineOptions(
+            threads=config.threads,
+            normalize=config.normalize,
+            lexicon=config.lexicon,
+            max_call_tokens=config.max_call_tokens,
+            decode=config.decode,
+        )
+        engine = Engine(config.assets, options, loading)
+        if setup.warm_up:
+            engine.warm_up()
+        leveler = for_voices_file(config.assets.voices) if config.level else None
+        worker = _Worker(engine, stdout, leveler)
+    except (AssetError, OSError, ValueError) as err:
+        write_event(Fatal(str(err)).event(), stdout)
+        stdout.flush()
+        return 1
+    worker.send(Ready(os.getpid(), list(engine.voice_names)))
+    # Messages are read on a thread, so a Preempt can stop the call that runs now.
+    messages: queue.Queue[Message | None] = queue.Queue()
+
+    def read() -> None:
+        while (event := read_event(stdin)) is not None:
+            try:
+                message = decode(event)
+            except BadMessage as err:
+                _LOGGER.error("%s", err)
+                continue
+            if isinstance(message, Preempt):
+                engine.interrupt(message.id)
+            else:
+                messages.put(message)
+        messages.put(None)
+
+    threading.Thread(target=read, name="worker messages", daemon=True).start()
+    while (message := messages.get()) is not None and not isinstance(message, Stop):
+        worker.handle(message)
+    return 0
