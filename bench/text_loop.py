@@ -63,7 +63,7 @@ ROWS: dict[str, Callable[[], tuple[str, bool]]] = {
 
 def _load(path: str | None) -> ModuleType:
     if path is None:
-        from wyoming_kokoro.text.pieces import pieces as text
+        from wyoming_kokoro.text import pieces as text
 
         return text
     # Named inside the package so that its relative imports resolve.

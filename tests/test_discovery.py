@@ -15,13 +15,13 @@ import pytest
 from zeroconf import DNSQuestionType, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from wyoming_kokoro.server import discovery
 from wyoming_kokoro.server.discovery import (
     SERVICE_TYPE,
     Discovery,
     advertised_address,
     outgoing_address,
 )
-from wyoming_kokoro.server.startup import discovery
 
 LOOPBACK = ["127.0.0.1"]
 WAIT_S = 3.0

@@ -22,9 +22,9 @@ from wyoming_io import collect, run, synthesize
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.protocol import WorkerConfig
+from wyoming_kokoro.server import scheduler as scheduler_module
 from wyoming_kokoro.server.memory import rss_mb
 from wyoming_kokoro.server.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
-from wyoming_kokoro.server.startup import scheduler as scheduler_module
 from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.server.wyoming.info import build_info
 from wyoming_kokoro.server.wyoming.wire import Limits
