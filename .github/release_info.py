@@ -1,7 +1,7 @@
 """What a release is called, from the repository's own files; fails if they disagree.
 
 The release workflow runs it first and takes its output (``key=value`` lines, for
-``$GITHUB_OUTPUT``); tests/test_release.py runs the same checks offline on every
+``$GITHUB_OUTPUT``); tests/project/test_release.py runs the same checks offline on every
 change. Standard library only: the runner's Python has nothing else.
 
     python3 .github/release_info.py [--tag v0.1.0]

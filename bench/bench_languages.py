@@ -119,8 +119,8 @@ def worker_table() -> None:
 
 
 def routes_table() -> None:
-    """Reviewed readings (tests/test_japanese.py) read by each Japanese route."""
-    sys.path.insert(0, str(ROOT / "tests"))
+    """Reviewed readings (tests/text/test_japanese.py) read by each Japanese route."""
+    sys.path.insert(0, str(ROOT / "tests" / "text"))
     from test_japanese import READINGS
 
     from wyoming_kokoro.text.g2p import has_cjk

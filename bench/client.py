@@ -10,7 +10,7 @@ from pathlib import Path
 
 # One way to start and stop a real server, shared with the tests.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from server_process import ServerProcess
+from support.server_process import ServerProcess
 from wyoming.audio import AudioChunk
 from wyoming.client import AsyncClient
 from wyoming.info import Describe

@@ -1,6 +1,6 @@
 """Scenario J1: what a listener hears, per path, against kokoro-onnx on the same texts.
 
-The judge (tests/judge.py, Whisper base) hears every text spoken five ways: by
+The judge (tests/support/judge.py, Whisper base) hears every text spoken five ways: by
 kokoro-onnx `create()` itself (its floor: the judge's own error plus the voice's
 accent), and by each path of ours: Wyoming streaming as Home Assistant sends it,
 Wyoming `synthesize`, the HTTP API, and `kokoro-say`. English by WER (numbers
@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 import texts
 from client import Server
-from judge import error, judge
 from procs import mark
 from scenarios_core import kokoro_onnx
 from scenarios_http import HTTP, _port
-from wyoming_io import stream, synthesize
+from support.judge import error, judge
+from support.wyoming_io import stream, synthesize
 
 Result = dict[str, Any]
 PATHS = ("kokoro-onnx", "streaming", "synthesize", "http", "kokoro-say")

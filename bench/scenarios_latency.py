@@ -21,7 +21,7 @@ import seams
 import texts
 from client import VOICE, Server, request
 from scenarios_core import LANG, kokoro_onnx, load_engine
-from server_process import children
+from support.server_process import children
 
 Result = dict[str, Any]
 DOOR = "Someone is at the front door."
@@ -132,13 +132,13 @@ def first_phrase(quick: bool) -> Result:
     head takes longer than the audio in hand ("underrun"), against the previous
     behaviour: one cut, the rest of the sentence in one call.
     """
-    from judge import judge, wer
+    from support.judge import judge, wer
 
     from wyoming_kokoro.text.phrases import first_phrase as head_cut
 
     engine = load_engine("whole")  # phrase cuts are how whole calls start early
     spec = engine.voice(VOICE)
-    recognizer = judge()  # Whisper base (tests/judge.py); RESULTS.md's C3 predates it
+    recognizer = judge()  # Whisper base (tests/support/judge.py); RESULTS.md's C3 predates it
     sets = [("phrase", s) for s in texts.HELD_OUT] + [
         ("subject", s) for s in texts.HELD_OUT_SUBJECT
     ]
@@ -146,7 +146,7 @@ def first_phrase(quick: bool) -> Result:
         sets = sets[:4] + sets[-2:]
     rows = []
     for kind, sentence in sets:
-        quick_calls = engine.plan(sentence, spec, lang=LANG, quick_start=True)
+        quick_calls = engine.plan(sentence, spec, lang=LANG, awaited=True)
         whole_calls = engine.plan(sentence, spec, lang=LANG)
         cut = head_cut(sentence)
         before = whole_calls

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from audio_distance import log_mel_distance
+from support.audio_distance import log_mel_distance
 from texts import HELD_OUT, HELD_OUT_JA, HELD_OUT_MORE, HELD_OUT_SUBJECT
 
 from wyoming_kokoro.catalog.assets import resolve
@@ -121,9 +121,9 @@ def main() -> None:
             )
             call = whole.plan(text, voice)[0]
             ways["whole call"].append(best(lambda c=call: whole.run(c)))
-            quick = whole.plan(text, voice, quick_start=True)[0]
+            quick = whole.plan(text, voice, awaited=True)[0]
             ways["phrase cut (--decode whole)"].append(best(lambda c=quick: whole.run(c)))
-            first = windowed.plan(text, voice, quick_start=True)[0]
+            first = windowed.plan(text, voice, awaited=True)[0]
             ways["windows"].append(min(first_item(windowed.stream(first)) for _ in range(2)))
         base = statistics.median(ways["kokoro-onnx create()"])
         rows = []
@@ -209,13 +209,13 @@ def heard_rows(
     whole: Engine, windowed: Engine, voice: object, lang: str, sentences: Iterable[str]
 ) -> list[list[str]]:
     """Mean WER (reading CER for Japanese) per path, the same sentences on each."""
-    from judge import error, heard
+    from support.judge import error, heard
 
     language = lang.split("-")[0]
     style = whole._style(voice)  # type: ignore[arg-type]
 
     def say(engine: Engine, text: str, quick: bool) -> np.ndarray:
-        calls = engine.plan(text, voice, lang=lang, quick_start=quick)  # type: ignore[arg-type]
+        calls = engine.plan(text, voice, lang=lang, awaited=quick)  # type: ignore[arg-type]
         return np.concatenate([p for c in calls for p, _ in engine.stream(c)])
 
     paths: dict[str, Callable[[str], np.ndarray]] = {

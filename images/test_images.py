@@ -5,7 +5,7 @@ networking inside a private network namespace) and talks to the server in them w
 the real Wyoming client, as Home Assistant would; the speech recognizer of the main
 suite checks what it says. The add-on image is started with the exact command line its
 s6 run script would exec (derived by running that script against the bashio stand-in
-of tests/test_addon.py), because the Home Assistant base images with s6-overlay and
+of tests/project/test_addon.py), because the Home Assistant base images with s6-overlay and
 bashio cannot be fetched here.
 """
 

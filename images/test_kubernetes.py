@@ -5,7 +5,7 @@ itself (security context, resources, volumes, the liveness probe as a health che
 What podman 4.3 cannot do is changed in a copy, and only that: the image is the one
 built here, one replica (host networking gives each port once), and no containerPort
 list (podman publishes ports only on bridge networks). The HorizontalPodAutoscaler,
-PodDisruptionBudget and Service are checked offline by tests/test_deploy.py.
+PodDisruptionBudget and Service are checked offline by tests/project/test_deploy.py.
 """
 
 from __future__ import annotations

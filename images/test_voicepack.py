@@ -1,7 +1,7 @@
 """The add-on image's first start: Kokoro's 54 voices fetched into /data, for real.
 
 The add-on's own s6 run script runs in the image (read-only root), with stand-ins for
-what the Home Assistant base image would provide: bashio (tests/test_addon.py's) and
+what the Home Assistant base image would provide: bashio (tests/project/test_addon.py's) and
 s6-supervise, which starts the service again after it exits 0 (its finish script halts
 the container only on a failure). The voice pack comes from a local HTTP server: fast,
 slow, failing, or cut off mid-file. The real pack cannot be fetched on this network,

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
-from judge import Judge, cer, error, judge, wer, words  # tests import wer from here
-from server_process import ServerProcess  # tests import it from here
+from support.judge import Judge, cer, error, judge, words
+from support.server_process import ServerProcess
 
-__all__ = ["MARGIN", "Direct", "Listener", "Recognizer", "ServerProcess", "cer", "wer"]
+__all__ = ["MARGIN", "Direct", "Listener", "Recognizer", "ServerProcess", "cer"]
 
-# One ear for every audio test: Whisper base (tests/judge.py). `recognizer` and
+# One ear for every audio test: Whisper base (tests/support/judge.py). `recognizer` and
 # `wer` keep the names the tests have always used.
 Recognizer = Judge
 MARGIN = 0.1  # the share of words (or of the reading) our path may lose to the model itself
@@ -198,14 +197,6 @@ def engine():
     loaded = Engine(resolve(None, None, []))
     loaded.warm_up()
     return loaded
-
-
-def can_mount_privately() -> bool:
-    """Can tests mount (tmpfs, read-only binds) in a user+mount namespace of their own?"""
-    try:
-        return subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")

@@ -17,12 +17,32 @@ from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.server.startup import run_server
 from wyoming_kokoro.settings import Settings
 
-# Settings whose flag says another thing or in other words; every other setting is
-# its flag's value as it is, under the same name.
+# Settings whose flag says another thing or in other words, as (group, field); every
+# other setting is its flag's value as it is, under the same name.
 _TRANSLATED = frozenset(
-    {"zeroconf_name", "zeroconf_interfaces", "data_dirs", "streaming", "normalize", "cors_origins"}
+    {
+        ("model", "data_dirs"),
+        ("worker", "normalize"),
+        ("speech", "streaming"),
+        ("http", "uri"),
+        ("http", "cors_origins"),
+        ("discovery", "name"),
+        ("discovery", "address"),
+        ("discovery", "interfaces"),
+    }
 )
-_AS_GIVEN = tuple(f.name for f in dataclasses.fields(Settings) if f.name not in _TRANSLATED)
+# Each group's class, from the defaults of Settings' fields.
+_GROUPS: dict[str, Any] = {
+    f.name: f.default_factory for f in dataclasses.fields(Settings) if f.name != "debug"
+}
+_AS_GIVEN = {
+    group: tuple(f.name for f in dataclasses.fields(cls) if (group, f.name) not in _TRANSLATED)
+    for group, cls in _GROUPS.items()
+}
+
+
+def _given(group: str, params: dict[str, Any], **translated: Any) -> Any:
+    return _GROUPS[group](**{name: params[name] for name in _AS_GIVEN[group]}, **translated)
 
 
 def _settings_from(params: dict[str, Any]) -> Settings:
@@ -30,13 +50,21 @@ def _settings_from(params: dict[str, Any]) -> Settings:
     if zeroconf == "":  # flag given without a name
         zeroconf = f"kokoro-{socket.gethostname().split('.')[0]}"
     return Settings(
-        **{name: params[name] for name in _AS_GIVEN},
-        zeroconf_name=zeroconf,
-        zeroconf_interfaces=tuple(params["zeroconf_interface"]),
-        data_dirs=tuple(params["data_dir"]) or (default_data_dir(),),
-        streaming=not params["no_streaming"],
-        normalize=not params["no_normalize"],
-        cors_origins=tuple(params["cors_origin"]),
+        model=_given("model", params, data_dirs=tuple(params["data_dir"]) or (default_data_dir(),)),
+        worker=_given("worker", params, normalize=not params["no_normalize"]),
+        scheduler=_given("scheduler", params),
+        speech=_given("speech", params, streaming=not params["no_streaming"]),
+        connections=_given("connections", params),
+        wyoming=_given("wyoming", params),
+        http=_given("http", params, uri=params["http"], cors_origins=tuple(params["cors_origin"])),
+        discovery=_given(
+            "discovery",
+            params,
+            name=zeroconf,
+            address=params["zeroconf_address"],
+            interfaces=tuple(params["zeroconf_interface"]),
+        ),
+        debug=params["debug"],
     )
 
 
@@ -45,14 +73,14 @@ def _settings_from(params: dict[str, Any]) -> Settings:
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:
     """Kokoro-82M text to speech over the Wyoming protocol (Home Assistant)."""
-    settings = _settings_from(params)
+    configured = _settings_from(params)
     logging.basicConfig(
-        level=logging.DEBUG if settings.debug else logging.INFO,
+        level=logging.DEBUG if configured.debug else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
     try:
-        asyncio.run(run_server(settings))
+        asyncio.run(run_server(configured))
     except (AssetError, VoiceError, OSError, ValueError) as err:
         raise click.ClickException(str(err)) from err
 

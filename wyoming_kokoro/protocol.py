@@ -106,7 +106,7 @@ class Piece(Message):
     voice: str
     speed: float = 1.0
     lang: str | None = None
-    first: bool = False  # the first piece of an utterance: a listener waits for it
+    awaited: bool = False  # a listener waits for this piece's first audio
     volume: float = 1.0  # a multiplier on the voice's equal loudness
 
 

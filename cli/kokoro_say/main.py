@@ -217,7 +217,7 @@ def _run(config: SayConfig) -> None:
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
             quick = index == 0 and str(config.output) == "-"
-            for pcm in engine.speak(piece, voice, speed, lang, quick_start=quick):
+            for pcm in engine.speak(piece, voice, speed, lang, awaited=quick):
                 leveler.observe(voice, pcm)
                 sink.write(apply_gain(pcm, volume * leveler.gain(voice)))
         sink.write(silence(config.tail_silence / 1000))

@@ -67,7 +67,7 @@ class Job:
     speed: float
     lang: str | None
     volume: float = 1.0
-    first: bool = False  # the first piece of an utterance: someone waits for it
+    awaited: bool = False  # the first piece of an utterance: a listener waits for it
     id: int = 0
     chunks: asyncio.Queue[bytes | object | SynthesisError] = field(default_factory=asyncio.Queue)
     cancelled: bool = False
@@ -137,7 +137,7 @@ class Scheduler:
         _LOGGER.debug("Queued job %d of client %d (%d chars)", job.id, job.client, len(job.text))
         self._queues.setdefault(job.client, deque()).append(job)
         self._wakeup.set()
-        if job.first:
+        if job.awaited:
             # A new utterance (a connection may speak several): its listener hears
             # nothing of it yet, whatever an earlier one gave.
             self._heard.discard(job.client)
@@ -325,7 +325,7 @@ class Scheduler:
             else:
                 job.started = True
                 piece = Piece(
-                    job.id, job.text, job.voice, job.speed, job.lang, job.first, job.volume
+                    job.id, job.text, job.voice, job.speed, job.lang, job.awaited, job.volume
                 )
                 await self._worker.send(piece)
             self._in_flight = job

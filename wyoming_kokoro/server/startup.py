@@ -27,7 +27,7 @@ from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
 from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, linger_close
-from wyoming_kokoro.settings import Settings
+from wyoming_kokoro.settings import DiscoverySettings, ModelSettings, Settings
 from wyoming_kokoro.text.g2p import load_lexicons
 
 _LOGGER = logging.getLogger(__name__)
@@ -35,47 +35,54 @@ _LOGGER = logging.getLogger(__name__)
 SEND_BUFFER_BYTES = 64 * 1024
 
 
-def _prepare_assets(settings: Settings) -> Assets:
-    if settings.download:
+def _resolve(model: ModelSettings) -> Assets:
+    return resolve(model.model, model.voices, list(model.data_dirs))
+
+
+def _prepare_assets(model: ModelSettings) -> Assets:
+    if model.download:
         from wyoming_kokoro.catalog.download import DownloadError, download_model
 
         try:
-            download_model(settings.download, settings.data_dirs[0], settings.download_url)
+            download_model(model.download, model.data_dirs[0], model.download_url)
         except DownloadError as err:
             # Offline or a read-only data dir at boot must not silence the house:
             # speak with what is there (at least the embedded model); retry next start.
-            _LOGGER.error("Download of the %s model failed: %s", settings.download, err)
+            _LOGGER.error("Download of the %s model failed: %s", model.download, err)
             _LOGGER.error("Using the files already available; the download is retried at restart")
-    assets = resolve(settings.model, settings.voices, list(settings.data_dirs))
+    assets = _resolve(model)
     _LOGGER.info("Using %s", assets.source)
     return assets
 
 
 async def run_server(settings: Settings) -> None:
     """Run until SIGTERM/SIGINT."""
-    assets = _prepare_assets(settings)
-    voice = settings.voice or default_voice(assets.voice_names)
-    presets = load_presets(settings.data_dirs, assets.voice_names)
-    catalog = Catalog(assets.voice_names, presets, voice, settings.streaming)
-    catalog.choose(voice, settings.speed)  # a bad default (voice or preset) is a start-up error
+    assets = _prepare_assets(settings.model)
+    speech, connections = settings.speech, settings.connections
+    data_dirs = settings.model.data_dirs
+    voice = speech.voice or default_voice(assets.voice_names)
+    presets = load_presets(data_dirs, assets.voice_names)
+    catalog = Catalog(assets.voice_names, presets, voice, speech.streaming)
+    catalog.choose(voice, speech.speed)  # a bad default (voice or preset) is a start-up error
     worker_config = WorkerConfig(
         assets=assets,
-        threads=settings.effective_threads,
-        normalize=settings.normalize,
-        lexicon=load_lexicons(settings.data_dirs),
-        max_call_tokens=settings.max_call_tokens,
-        decode=settings.decode,
+        threads=settings.worker.effective_threads,
+        normalize=settings.worker.normalize,
+        lexicon=load_lexicons(data_dirs),
+        max_call_tokens=settings.worker.max_call_tokens,
+        decode=settings.worker.decode,
         debug=settings.debug,
     )
+    scheduling = settings.scheduler
     options = SchedulerOptions(
-        settings.idle_timeout, settings.min_free_mb, prefork=settings.prefork
+        scheduling.idle_timeout, scheduling.min_free_mb, prefork=scheduling.prefork
     )
     scheduler = Scheduler(worker_config, options)
     rescanner = Rescanner(
-        settings.data_dirs,
+        data_dirs,
         catalog,
         worker_config.lexicon,
-        lambda: resolve(settings.model, settings.voices, list(settings.data_dirs)),
+        lambda: _resolve(settings.model),
         lambda found: _use_assets(scheduler, found),
     )
     catalog.refresh = rescanner.refresh
@@ -83,23 +90,24 @@ async def run_server(settings: Settings) -> None:
         info=catalog.info,
         voice_names=assets.voice_names,
         default_voice=voice,
-        speed=settings.speed,
-        max_text_chars=settings.max_text_chars,
-        limits=Limits(max_data_bytes=settings.max_text_chars * 4 + 4096),
-        idle_seconds=settings.connection_timeout,
-        eof_is_hang_up=not settings.uri.startswith("stdio:"),
+        speed=speech.speed,
+        max_text_chars=speech.max_text_chars,
+        limits=Limits(max_data_bytes=speech.max_text_json_bytes),
+        idle_seconds=connections.connection_timeout,
+        eof_is_hang_up=not settings.wyoming.uri.startswith("stdio:"),
         catalog=catalog,
-        volume=settings.volume,
-        lead_ms=settings.lead_silence,
-        tail_ms=settings.tail_silence,
+        volume=speech.volume,
+        lead_ms=speech.lead_silence,
+        tail_ms=speech.tail_silence,
     )
     client_ids = itertools.count(1)
     handlers: set[asyncio.Task[None]] = set()
 
     async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(handlers) >= settings.max_connections:
+        if len(handlers) >= connections.max_connections:
             _LOGGER.warning("Refusing a connection: %d already open", len(handlers))
-            await refuse(reader, writer, f"too many connections (limit {settings.max_connections})")
+            limit = connections.max_connections
+            await refuse(reader, writer, f"too many connections (limit {limit})")
             return
         _bound_send_buffer(writer)
         handler = KokoroHandler(reader, writer, config, scheduler, next(client_ids))
@@ -113,20 +121,27 @@ async def run_server(settings: Settings) -> None:
 
     stop = asyncio.Event()
     _stop_on_signals(stop)
-    scheduler.start(preload=settings.preload)
-    cutting = start_build(assets) if settings.decode == "windows" else None
+    scheduler.start(preload=scheduling.preload)
+    cutting = start_build(assets) if settings.worker.decode == "windows" else None
     http = None
-    if settings.http:
+    if settings.http.uri:
         # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.
         from wyoming_kokoro.server.http import start_http
 
         http = await start_http(
-            settings, scheduler, assets.voice_names, voice, lambda: next(client_ids), catalog
+            settings.http,
+            speech,
+            connections,
+            scheduler,
+            assets.voice_names,
+            voice,
+            lambda: next(client_ids),
+            catalog,
         )
-    server, port = await _listen(settings.uri, on_connect, stop)
+    server, port = await _listen(settings.wyoming.uri, on_connect, stop)
     discovery = None
-    if settings.zeroconf_name and port is not None:
-        discovery = await _advertise(settings, port)
+    if settings.discovery.name and port is not None:
+        discovery = await _advertise(settings.discovery, settings.wyoming.uri, port)
     try:
         await stop.wait()
         _LOGGER.info("Stopping")
@@ -223,15 +238,15 @@ async def _listen(
     raise ValueError(f"{uri}: use tcp://HOST:PORT, unix://PATH or stdio://")
 
 
-async def _advertise(settings: Settings, port: int) -> Any:
+async def _advertise(settings: DiscoverySettings, uri: str, port: int) -> Any:
     from wyoming_kokoro.server.discovery import Discovery, advertised_address
 
-    address = advertised_address(uri_host(settings.uri), settings.zeroconf_address)
+    address = advertised_address(uri_host(uri), settings.address)
     discovery = Discovery(
-        settings.zeroconf_name or "kokoro",
+        settings.name or "kokoro",
         port,
         address,
-        list(settings.zeroconf_interfaces) or None,
+        list(settings.interfaces) or None,
     )
     await discovery.start()
     return discovery

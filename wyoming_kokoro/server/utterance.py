@@ -138,7 +138,7 @@ class SpokenText:
         voice, speed, lang, volume = voicing or (self._voice, self._speed, self._lang, self._volume)
         for piece in pieces:
             job = Job(self._client, piece, voice, speed, lang, volume)
-            job.first = self.pieces == 0  # someone waits for this one: it goes first
+            job.awaited = self.pieces == 0  # someone waits for this one: it goes first
             self.pieces += 1
             self._jobs.put_nowait(self._scheduler.submit(job))
 

@@ -149,11 +149,11 @@ class Engine:
         voice: VoiceSpec,
         speed: float = 1.0,
         lang: str | None = None,
-        quick_start: bool = False,
+        awaited: bool = False,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order (text work only).
 
-        `quick_start` (the first piece a listener waits for) gives the opening
+        `awaited` (the first piece a listener waits for) gives the opening
         phrase a call of its own, so the first audio comes after a short call,
         and cuts the rest into phrases while it would take longer to say than
         the audio in hand lasts.
@@ -163,9 +163,9 @@ class Engine:
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        windowed = quick_start and self._split is not None
+        windowed = awaited and self._split is not None
         # Without windows, a short first call is bought by cutting the sentence.
-        cut = quick_start and not windowed and lang.startswith("en")
+        cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
             for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
@@ -270,13 +270,13 @@ class Engine:
         voice: VoiceSpec,
         speed: float = 1.0,
         lang: str | None = None,
-        quick_start: bool = False,
+        awaited: bool = False,
     ) -> Iterator[np.ndarray]:
         """Yield int16 audio for one piece of text, one array per model call.
 
-        Arrays can be played back to back; see `plan` for `quick_start`.
+        Arrays can be played back to back; see `plan` for `awaited`.
         """
-        for call in self.plan(piece, voice, speed, lang, quick_start):
+        for call in self.plan(piece, voice, speed, lang, awaited):
             yield self.run(call)
 
     def warm_up(self) -> None:

@@ -81,7 +81,7 @@ class _Worker:
                 volume = min(max(message.volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
                 self._levels[job_id] = (voice, volume)
                 plan = self._engine.plan(
-                    message.text, voice, message.speed, message.lang, quick_start=message.first
+                    message.text, voice, message.speed, message.lang, awaited=message.awaited
                 )
                 self._plans[job_id] = deque(plan)
             reply: Message = self._speak_next(

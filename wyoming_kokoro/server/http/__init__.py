@@ -18,7 +18,7 @@ from wyoming_kokoro.server.http.speech import SpeechConfig
 from wyoming_kokoro.server.installed import Catalog
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.uri import bracketed, uri_host_port, uri_scheme
-from wyoming_kokoro.settings import Settings
+from wyoming_kokoro.settings import ConnectionSettings, HttpSettings, SpeechSettings
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,38 +97,40 @@ class _Refusal(asyncio.Protocol):
 
 
 async def start_http(
-    settings: Settings,
+    http: HttpSettings,
+    speech: SpeechSettings,
+    connections: ConnectionSettings,
     scheduler: Scheduler,
     voice_names: tuple[str, ...],
     default_voice: str,
     next_client_id: Callable[[], int],
     catalog: Catalog | None = None,
 ) -> HttpServer:
-    """Listen where `settings.http` says (tcp://HOST:PORT)."""
-    assert settings.http is not None
-    address = uri_host_port(settings.http) if uri_scheme(settings.http) in ("tcp", "http") else None
+    """Listen where `http.uri` says (tcp://HOST:PORT)."""
+    assert http.uri is not None
+    address = uri_host_port(http.uri) if uri_scheme(http.uri) in ("tcp", "http") else None
     if address is None:
-        raise ValueError(f"{settings.http}: --http needs tcp://HOST:PORT")
+        raise ValueError(f"{http.uri}: --http needs tcp://HOST:PORT")
     bind_host, bind_port = address
     config = SpeechConfig(
         scheduler=scheduler,
         voices=Voices(
             voice_names,
             default_voice,
-            settings.speed,
-            settings.max_text_chars,
+            speech.speed,
+            speech.max_text_chars,
             catalog=catalog,
-            volume=settings.volume,
-            lead_ms=settings.lead_silence,
-            tail_ms=settings.tail_silence,
+            volume=speech.volume,
+            lead_ms=speech.lead_silence,
+            tail_ms=speech.tail_silence,
         ),
         next_client_id=next_client_id,
-        max_streams=settings.max_connections,
-        write_timeout=settings.connection_timeout,
-        read_timeout=settings.connection_timeout,
+        max_streams=connections.max_connections,
+        write_timeout=connections.connection_timeout,
+        read_timeout=connections.connection_timeout,
     )
-    api_key = settings.api_key or None  # an empty --api-key or KOKORO_API_KEY is none
-    app = build_app(config, api_key, settings.cors_origins)
+    api_key = http.api_key or None  # an empty --api-key or KOKORO_API_KEY is none
+    app = build_app(config, api_key, http.cors_origins, speech.max_text_json_bytes)
     # handler_cancellation: a client that hangs up cancels its request, which
     # drops its queued pieces at once instead of at the next write.
     # shutdown_timeout: aiohttp's default waits 60 s (twice) for open speech streams,
@@ -140,12 +142,12 @@ async def start_http(
         handler_cancellation=True,
         access_log=None,
         shutdown_timeout=1.0,
-        keepalive_timeout=settings.connection_timeout,
+        keepalive_timeout=connections.connection_timeout,
     )
     await runner.setup()
     handlers = runner.server
     assert handlers is not None
-    limit = settings.max_connections + SPARE_CONNECTIONS
+    limit = connections.max_connections + SPARE_CONNECTIONS
     refusal = ApiError(503, f"too many connections (limit {limit})", code="busy").body()
     live: set[_Counted] = set()
 

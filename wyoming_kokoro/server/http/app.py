@@ -175,11 +175,9 @@ async def static(request: web.Request) -> web.Response:
 
 
 def build_app(
-    config: SpeechConfig, api_key: str | None, cors_origins: tuple[str, ...]
+    config: SpeechConfig, api_key: str | None, cors_origins: tuple[str, ...], max_body: int
 ) -> web.Application:
-    """The application; the body limit covers the longest text accepted, in JSON."""
-    # JSON may escape a character as \uXXXX, and one outside the BMP as two of them
-    max_body = config.voices.max_text_chars * 12 + 4096
+    """The application; `max_body` covers the longest text accepted, in JSON."""
     app = web.Application(
         client_max_size=max_body, middlewares=[error_middleware, _auth_middleware(api_key)]
     )

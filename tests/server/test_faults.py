@@ -1,0 +1,91 @@
+"""Faults of the machine, not of the client: a read-only filesystem at boot."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from support.privileges import can_mount_privately
+from support.server_process import ServerProcess
+from support.wyoming_io import run, synthesize
+
+SENTENCE = "The garage door has been open for ten minutes."
+
+
+def read_only(*dirs: Path) -> list[str]:
+    """A command prefix that runs the rest with `dirs` mounted read-only (EROFS)."""
+    mounts = " && ".join(
+        f"mount --bind {shlex.quote(str(d))} {shlex.quote(str(d))} && "
+        f"mount -o remount,bind,ro {shlex.quote(str(d))}"
+        for d in dirs
+    )
+    return ["unshare", "-rm", "sh", "-c", f'{mounts} && exec "$@"', "sh"]
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_read_only_data_and_cache_dirs_still_speak(tmp_path: Path, listener) -> None:
+    data, cache = tmp_path / "data", tmp_path / "cache"
+    data.mkdir()
+    cache.mkdir()
+    args = ["--data-dir", str(data), "--download", "int8"]
+    # Nothing listens on port 9 here: the download fails at once, as offline.
+    args += ["--download-url", "http://127.0.0.1:9/", "--idle-timeout", "1"]
+    env = {"KOKORO_CACHE_DIR": str(cache)}
+    with ServerProcess(*args, env=env, wrapper=read_only(data, cache)) as srv:
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == []
+        listener.check(SENTENCE, reply.audio)
+        log = "".join(srv.log)
+        assert "Download of the int8 model failed" in log
+        assert "loading the embedded model from memory" in log
+        assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
+        # A second burst works the same way: nothing was half-written.
+        assert run(synthesize(srv.uri, SENTENCE)).errors == []
+    assert list(data.iterdir()) == [] and list(cache.iterdir()) == []
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_no_writable_temporary_directory_still_speaks(tmp_path: Path, listener) -> None:
+    # A locked-down add-on: read-only root, no tmpfs on /tmp. espeak's loader copies
+    # its library into a temporary directory; the worker falls back to the cache.
+    cache, home = tmp_path / "cache", tmp_path / "home"
+    cache.mkdir()
+    home.mkdir()
+    mounts = " && ".join(
+        f"mount --bind {d} {d} && mount -o remount,bind,ro {d}"
+        for d in ("/tmp", "/var/tmp", shlex.quote(str(home)))
+    )
+    # /tmp read-only first, then the cache (inside it) bound writable again.
+    wrapper = [
+        "unshare", "-rm", "sh", "-c",
+        f"{mounts} && mount --bind {shlex.quote(str(cache))} {shlex.quote(str(cache))} "
+        f"&& mount -o remount,bind,rw {shlex.quote(str(cache))} "
+        f'&& cd {shlex.quote(str(home))} && exec "$@"',
+        "sh",
+    ]  # fmt: skip
+    env = {"KOKORO_CACHE_DIR": str(cache), "TMPDIR": "", "TEMP": "", "TMP": ""}
+    with ServerProcess("--idle-timeout", "30", env=env, wrapper=wrapper) as srv:
+        reply = run(synthesize(srv.uri, SENTENCE))
+        assert reply.errors == [], "".join(srv.log)
+        listener.check(SENTENCE, reply.audio)
+    assert (cache / "tmp").is_dir()
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+def test_a_full_cache_disk_still_speaks(tmp_path: Path, listener) -> None:
+    # A 1 MB cache: neither the embedded model nor its optimized copy fits (ENOSPC).
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    wrapper = [
+        "unshare", "-rm", "sh", "-c",
+        f'mount -t tmpfs -o size=1m tmpfs {shlex.quote(str(cache))} && exec "$@"', "sh",
+    ]  # fmt: skip
+    env = {"KOKORO_CACHE_DIR": str(cache)}
+    with ServerProcess("--idle-timeout", "1", env=env, wrapper=wrapper) as srv:
+        for _ in range(2):  # every burst, not only the first
+            reply = run(synthesize(srv.uri, SENTENCE))
+            assert reply.errors == [], "".join(srv.log)
+            listener.check(SENTENCE, reply.audio)
+            assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
+        assert "loading the embedded model from memory" in "".join(srv.log)

@@ -1,0 +1,211 @@
+"""The HTTP side's bounds, in process: what a request holds (a stream slot, queued
+pieces) is given back however the request ends; slow, idle and surplus connections
+are closed or refused, as `--connection-timeout` and `--max-connections` say.
+
+A fake scheduler stands in for the model: these requests never reach synthesis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from wyoming_kokoro.server.http import start_http
+from wyoming_kokoro.server.http.app import build_app
+from wyoming_kokoro.server.http.request import Voices
+from wyoming_kokoro.server.http.speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig
+from wyoming_kokoro.server.scheduler import Job
+from wyoming_kokoro.server.utterance import SpokenText
+from wyoming_kokoro.settings import ConnectionSettings, HttpSettings, SpeechSettings
+
+VOICE = "jm_kumo"
+GOOD = {"model": "tts-1", "input": "Hello there.", "voice": VOICE, "response_format": "pcm"}
+
+
+class FakeScheduler:
+    """Records what is queued and cancelled; speaks nothing."""
+
+    worker_pid = None
+
+    def __init__(self) -> None:
+        self.queued: dict[int, list[Job]] = {}
+        self.submitted = 0
+        self._ids = itertools.count(1)
+
+    def submit(self, job: Job) -> Job:
+        job.id = next(self._ids)
+        self.submitted += 1
+        self.queued.setdefault(job.client, []).append(job)
+        return job
+
+    def cancel(self, client: int) -> None:
+        self.queued.pop(client, None)
+
+
+def run(
+    test: Callable[[TestClient, Any], Awaitable[None]], max_streams: int = 2, **config: Any
+) -> None:
+    """`test(client, app)` against the application on a real socket."""
+
+    async def main() -> None:
+        scheduler = FakeScheduler()
+        ids = itertools.count(1)
+        speech = SpeechConfig(
+            scheduler=scheduler,  # type: ignore[arg-type]
+            voices=Voices((VOICE,), VOICE, 1.0, 1000),
+            next_client_id=lambda: next(ids),
+            max_streams=max_streams,
+            write_timeout=5.0,
+            read_timeout=5.0,
+            **config,
+        )
+        app = build_app(speech, None, (), SpeechSettings(max_text_chars=1000).max_text_json_bytes)
+        async with TestClient(TestServer(app)) as client:
+            await test(client, app)
+
+    asyncio.run(main())
+
+
+def test_a_failure_while_the_text_is_queued_frees_the_slot_and_the_queue(monkeypatch) -> None:
+    """An exception between queueing the pieces and reading their audio kept the
+    stream slot taken and the pieces queued: the worker stayed loaded for them."""
+
+    def broken_finish(self: SpokenText) -> None:
+        raise RuntimeError("the text pipeline failed")
+
+    monkeypatch.setattr(SpokenText, "finish", broken_finish)
+
+    async def check(client: TestClient, app: Any) -> None:
+        scheduler = app[SPEECH_CONFIG].scheduler
+        text = "The first sentence is long enough to go. And the second one waits."
+        reply = await client.post("/v1/audio/speech", json={**GOOD, "input": text})
+        assert reply.status == 500 and scheduler.submitted > 0
+        assert app[ACTIVE_STREAMS] == set()
+        assert scheduler.queued == {}  # nothing left to keep the worker loaded
+
+    run(check)
+
+
+PORT = re.compile(r"HTTP API on http://[^ ]+:(\d+)/v1")
+# A body announced and not (yet) sent in full
+PARTIAL = (
+    b"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 100\r\n\r\n" + b'{"input": "Hel'
+)
+HEALTH = b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n"
+
+
+def serve(
+    caplog: Any,
+    test: Callable[[int], Awaitable[None]],
+    host: str = "127.0.0.1",
+    api_key: str | None = None,
+    **connections: Any,
+) -> None:
+    """`test(port)` against the HTTP side as the server starts it (start_http)."""
+
+    async def main() -> None:
+        with caplog.at_level(logging.INFO, logger="wyoming_kokoro.server.http"):
+            server = await start_http(
+                HttpSettings(uri=f"tcp://{host}:0", api_key=api_key),
+                SpeechSettings(),
+                ConnectionSettings(**connections),
+                FakeScheduler(),  # type: ignore[arg-type]
+                (VOICE,),
+                VOICE,
+                itertools.count(1).__next__,
+            )
+        try:
+            match = PORT.search(caplog.text)
+            assert match, caplog.text
+            await test(int(match.group(1)))
+        finally:
+            await server.stop()
+
+    asyncio.run(main())
+
+
+async def first_bytes(port: int, data: bytes, wait: float) -> bytes:
+    """What the server answers to `data` within `wait` seconds (b"": it hung up)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(data)
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(65536), wait)
+    finally:
+        writer.close()
+
+
+def test_a_body_that_does_not_arrive_in_time_is_a_408(caplog) -> None:
+    async def check(port: int) -> None:
+        reply = await first_bytes(port, PARTIAL, wait=4)
+        assert reply.startswith(b"HTTP/1.1 408 "), reply
+
+    serve(caplog, check, connection_timeout=1.0)
+
+
+@pytest.mark.parametrize(
+    "sent", [b"", b"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\n"], ids=["nothing", "half"]
+)
+def test_a_connection_that_sends_nothing_or_half_its_headers_is_closed(caplog, sent) -> None:
+    async def check(port: int) -> None:
+        assert await first_bytes(port, sent, wait=4) == b""
+
+    serve(caplog, check, connection_timeout=1.0)
+
+
+def test_the_stream_cap_is_checked_before_the_body_is_read(caplog) -> None:
+    """One stream at a time: a second request is refused at once, not after its
+    body (which may never come) has been read."""
+
+    async def check(port: int) -> None:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(PARTIAL)  # takes the one stream slot, sends its body slowly
+        await asyncio.sleep(0.3)
+        try:
+            reply = await first_bytes(port, PARTIAL, wait=3)
+        finally:
+            writer.close()
+        assert reply.startswith(b"HTTP/1.1 503 "), reply
+        assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "busy"
+
+    serve(caplog, check, max_connections=1, connection_timeout=30.0)
+
+
+def test_connections_beyond_the_cap_are_refused_with_a_503(caplog) -> None:
+    """Like Wyoming's --max-connections: HTTP connections were unbounded."""
+
+    async def check(port: int) -> None:
+        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(9)]
+        await asyncio.sleep(0.2)
+        reply = await first_bytes(port, HEALTH, wait=3)
+        assert reply.startswith(b"HTTP/1.1 503 "), reply
+        error = json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]
+        assert error["code"] == "busy" and "connections" in error["message"]
+        idle.pop()[1].close()
+        await asyncio.sleep(0.2)
+        assert (await first_bytes(port, HEALTH, wait=3)).startswith(b"HTTP/1.1 200 ")
+        for _, writer in idle:
+            writer.close()
+
+    # One speech stream, and room for a browser's parallel requests besides
+    serve(caplog, check, max_connections=1, connection_timeout=30.0)
+
+
+def test_an_empty_api_key_warns_like_no_key(caplog) -> None:
+    """`--api-key ""` turns authentication off: it must say so, as no key does."""
+
+    async def check(port: int) -> None:
+        reply = await first_bytes(port, b"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 3)
+        assert reply.startswith(b"HTTP/1.1 200 ")
+
+    serve(caplog, check, host="0.0.0.0", api_key="")
+    assert "open to the network without --api-key" in caplog.text

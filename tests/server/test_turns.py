@@ -1,0 +1,249 @@
+"""The real scheduler with the in-memory worker: turns, preemption, deaths, hang-ups, bursts.
+
+No model and no clock: what is asserted is which calls the worker was sent and
+what each listener got back, byte for byte (the fake's "audio" is the text).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+from support.fake_worker import FakeWorker, heard
+
+from wyoming_kokoro.catalog.assets import Assets
+from wyoming_kokoro.catalog.presets import Choice
+from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
+from wyoming_kokoro.server.scheduler import (
+    MAX_BUFFERED_BYTES,
+    Job,
+    Scheduler,
+    SchedulerOptions,
+    SynthesisError,
+)
+from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
+from wyoming_kokoro.text.ssml import parse as parse_ssml
+
+ARTICLE = " ".join(f"Paragraph {n} of the article." for n in range(1, 9))
+ANNOUNCEMENT = "The washing machine has finished."
+T = TypeVar("T")
+
+
+def _config() -> WorkerConfig:
+    assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
+    return WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+
+
+def _job(client: int, text: str, awaited: bool = True) -> Job:
+    return Job(client, text, "jm_kumo", 1.0, "en-us", awaited=awaited)
+
+
+async def _all(job: Job) -> str:
+    return heard(b"".join([pcm async for pcm in job.audio()]))
+
+
+async def _until(condition: Callable[[], bool], limit: int = 10_000) -> None:
+    """Let the loop run until `condition` holds (bounded: a test must not hang)."""
+    for _ in range(limit):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never came true")
+
+
+def _run(
+    scenario: Callable[[Scheduler, FakeWorker], Awaitable[T]],
+    idle_timeout: float = 0,
+    windows: int = 1,
+) -> tuple[T, FakeWorker]:
+    worker = FakeWorker(windows)
+
+    async def main() -> T:
+        options = SchedulerOptions(idle_timeout=idle_timeout, min_free_mb=0)
+        scheduler = Scheduler(_config(), options, worker)
+        scheduler.start()
+        try:
+            return await asyncio.wait_for(scenario(scheduler, worker), 30)
+        finally:
+            await scheduler.stop()
+
+    return asyncio.run(main()), worker
+
+
+def test_every_word_arrives_once_and_in_order() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        return await _all(scheduler.submit(_job(1, ARTICLE)))
+
+    text, worker = _run(scenario)
+    assert text == ARTICLE
+    assert len(worker.calls(Piece)) == 1 and len(worker.calls(Next)) == 7
+
+
+def test_windows_reach_the_listener_in_order() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        return await _all(scheduler.submit(_job(1, ARTICLE)))
+
+    text, _ = _run(scenario, windows=3)
+    assert text == ARTICLE
+
+
+def test_a_newcomer_waits_for_at_most_one_call_of_an_article() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        await anext(chunks)  # the article's listener hears its first call
+        worker.hold()
+        await _until(lambda: worker.running is not None)
+        announcement = scheduler.submit(_job(2, ANNOUNCEMENT))
+        worker.release()
+        said = await _all(announcement)
+        rest = heard(b"".join([pcm async for pcm in chunks]))
+        return said, rest
+
+    (said, rest), worker = _run(scenario)
+    assert said == ANNOUNCEMENT
+    assert rest == ARTICLE.split(" ", 5)[-1]  # the article lost nothing: "Paragraph 2 ..."
+    order = [m.id for m in worker.sent if isinstance(m, (Piece, Next))]
+    # article, its second call (preempted or spoken), then the announcement at once.
+    assert order.index(2) <= 2
+
+
+def test_a_preempted_call_is_spoken_again_and_nothing_is_doubled() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        first = await anext(chunks)
+        worker.hold()  # the article's second call is in progress when the newcomer comes
+        await _until(lambda: worker.running == article.id)
+        announcement = scheduler.submit(_job(2, ANNOUNCEMENT))
+        await _until(lambda: bool(worker.calls(Preempt)))
+        worker.release()
+        said = await _all(announcement)
+        rest = b"".join([pcm async for pcm in chunks])
+        return said, heard(first + rest)
+
+    (said, article), worker = _run(scenario)
+    assert said == ANNOUNCEMENT and article == ARTICLE
+    assert [m.id for m in worker.calls(Preempt)] == [1]
+
+
+def test_a_preempt_between_windows_keeps_the_windows_already_heard() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        got = [await anext(chunks)]  # a window of the first call
+        worker.hold()
+        await _until(lambda: worker.running == article.id)
+        announcement = scheduler.submit(_job(2, ANNOUNCEMENT))
+        await _until(lambda: bool(worker.calls(Preempt)))
+        worker.release()
+        said = await _all(announcement)
+        got += [pcm async for pcm in chunks]
+        return said, heard(b"".join(got))
+
+    (said, article), _ = _run(scenario, windows=3)
+    assert said == ANNOUNCEMENT and article == ARTICLE
+
+
+def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        await anext(chunks)
+        worker.hold()
+        await _until(lambda: worker.running == article.id)
+        scheduler.cancel(1)  # the connection closed
+        await _until(lambda: bool(worker.calls(Preempt)))
+        worker.release()
+        return await _all(scheduler.submit(_job(2, ANNOUNCEMENT)))
+
+    said, worker = _run(scenario)
+    assert said == ANNOUNCEMENT
+    assert [m.id for m in worker.calls(Drop)] == [1]
+    assert all(m.id != 1 for m in worker.calls(Next)[1:])  # no call for nobody
+
+
+def test_a_dead_worker_fails_only_the_piece_it_was_speaking() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        await anext(chunks)
+        worker.hold()
+        await _until(lambda: worker.running == article.id)
+        waiting = scheduler.submit(_job(2, ANNOUNCEMENT))
+        worker.die()
+        worker.release()
+        with pytest.raises(SynthesisError) as error:
+            async for _ in chunks:
+                pass
+        return str(error.value), await _all(waiting)
+
+    (error, said), worker = _run(scenario)
+    assert "died" in error
+    assert said == ANNOUNCEMENT  # spoken by the next worker
+    assert len(worker.setups) == 2
+
+
+def test_a_failed_start_fails_the_waiting_jobs_and_the_next_one_retries() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        worker.refuse_start("Cannot allocate memory")
+        failed = scheduler.submit(_job(1, ANNOUNCEMENT))
+        with pytest.raises(SynthesisError) as error:
+            await _all(failed)
+        worker.refuse_start(None)
+        return str(error.value), await _all(scheduler.submit(_job(2, ANNOUNCEMENT)))
+
+    (error, said), _ = _run(scenario)
+    assert "Cannot allocate memory" in error and said == ANNOUNCEMENT
+
+
+def test_the_worker_leaves_when_idle_and_the_next_request_starts_a_burst() -> None:
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, int, str]:
+        first = await _all(scheduler.submit(_job(1, ANNOUNCEMENT)))
+        while worker.pid is not None:
+            await asyncio.sleep(0.01)
+        stops = worker.stops
+        return first, stops, await _all(scheduler.submit(_job(1, ANNOUNCEMENT)))
+
+    (first, stops, second), worker = _run(scenario, idle_timeout=0.05)
+    assert first == second == ANNOUNCEMENT
+    assert stops == 1 and len(worker.setups) == 2 and worker.prepared == 1
+
+
+def test_a_client_that_does_not_read_is_held_back_and_others_are_served() -> None:
+    sentences = [f"Sentence {n:05d} {'x' * 2000}." for n in range(400)]
+    long_text, size = " ".join(sentences), len(sentences[0])  # bytes per call
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[int, str]:
+        unread = scheduler.submit(_job(1, long_text))
+        await _until(lambda: unread.chunks.qsize() * size >= MAX_BUFFERED_BYTES, 100_000)
+        said = await _all(scheduler.submit(_job(2, ANNOUNCEMENT)))
+        calls = len([m for m in worker.sent if getattr(m, "id", None) == unread.id])
+        return calls, said
+
+    (calls, said), _ = _run(scenario)
+    size = len(f"Sentence 00000 {'x' * 2000}.")
+    assert said == ANNOUNCEMENT
+    assert calls <= MAX_BUFFERED_BYTES // size + 2  # its buffer full, far from the book
+
+
+def test_the_volume_reaches_the_worker_as_a_field_of_the_piece() -> None:
+    """The request's volume, times a preset's and SSML's, travels beside the voice name."""
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        spoken = SpokenText(scheduler, 1, "jm_kumo", 1.0, "en-us", 10_000, volume=0.5)
+        spoken.submit(spoken.plan_text("Plain words."))
+        loud = Choice("af_heart", 1.0, 2.0, "en-us")  # a preset twice as loud
+        segments = parse_ssml('<speak><prosody volume="+6dB">Loud words.</prosody></speak>')
+        spoken.submit(spoken.plan_ssml(segments, ssml_voicing(lambda _: loud, loud, 0.5)))
+        spoken.finish()
+        return heard(b"".join([pcm async for pcm in spoken.audio()]))
+
+    text, worker = _run(scenario)
+    assert text.replace(".", ". ").split() == ["Plain", "words.", "Loud", "words."]
+    pieces = worker.calls(Piece)
+    assert (pieces[0].voice, pieces[0].volume) == ("jm_kumo", 0.5)
+    assert pieces[1].voice == "af_heart" and 1.9 < pieces[1].volume < 2.1  # 2 x 0.5 x +6 dB

@@ -1,0 +1,179 @@
+"""The cached optimized copy of the model: written once, loaded fast, never trusted blindly."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.privileges import can_mount_privately
+from support.session_speech import speak
+
+from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
+from wyoming_kokoro.synthesis.runtime import GRAPH, WEIGHTS, create_session, optimized_copy
+
+
+@pytest.fixture(scope="module")
+def assets() -> Assets:
+    return resolve(None, None, [])
+
+
+@pytest.fixture(scope="module")
+def model(assets: Assets) -> Iterator[str]:
+    with model_file(assets) as path:
+        yield path
+
+
+@pytest.fixture(scope="module")
+def reference(model: str, assets: Assets) -> np.ndarray:
+    """What the .onnx itself says, with no copy involved."""
+    return speak(create_session(model, 2, None), assets)
+
+
+@pytest.fixture(scope="module")
+def saved(model: str, assets: Assets, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy written by a first load, kept aside for the tests to damage."""
+    copy = optimized_copy(assets.model, tmp_path_factory.mktemp("saved"))
+    assert copy is not None
+    create_session(model, 2, copy)
+    return copy
+
+
+def test_first_load_saves_a_copy_the_next_load_uses(
+    saved: Path, model: str, assets: Assets, reference: np.ndarray, caplog
+) -> None:
+    assert {p.name for p in saved.iterdir()} == {GRAPH, WEIGHTS}
+    assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # no leftovers
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
+        session = create_session(model, 2, saved)
+    assert "Loaded the optimized copy" in caplog.text
+    # The copy speaks exactly what the model does, sample for sample.
+    assert np.array_equal(speak(session, assets), reference)
+
+
+def _truncate(copy: Path) -> None:
+    with open(copy / WEIGHTS, "r+b") as out:
+        out.truncate((copy / WEIGHTS).stat().st_size // 2)
+
+
+def _garble(copy: Path) -> None:
+    (copy / GRAPH).write_bytes(b"not a model" * 100)
+
+
+def _lose_weights(copy: Path) -> None:
+    (copy / WEIGHTS).unlink()
+
+
+def _lose_graph(copy: Path) -> None:  # e.g. a copy interrupted by a crash
+    (copy / GRAPH).unlink()
+
+
+@pytest.mark.parametrize("damage", [_truncate, _garble, _lose_weights, _lose_graph])
+def test_a_broken_copy_is_replaced(
+    damage: Callable[[Path], None],
+    saved: Path,
+    model: str,
+    assets: Assets,
+    reference: np.ndarray,
+    tmp_path: Path,
+    caplog,
+) -> None:
+    copy = tmp_path / saved.name
+    shutil.copytree(saved, copy)
+    damage(copy)
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
+        session = create_session(model, 2, copy)
+    assert np.array_equal(speak(session, assets), reference)
+    assert "Saved an optimized copy" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
+        again = create_session(model, 2, copy)
+    assert "Loaded the optimized copy" in caplog.text
+    assert np.array_equal(speak(again, assets), reference)
+
+
+def test_saving_removes_copies_for_other_releases_and_cpus(
+    model: str, assets: Assets, tmp_path: Path
+) -> None:
+    copy = optimized_copy(assets.model, tmp_path)
+    assert copy is not None
+    key = copy.name.split("-ort")[0]
+    old_file = tmp_path / f"{key}-ort1.20.0-0123456789.ort"  # the format used before
+    old_dir = tmp_path / f"{key}-ort1.31.0-0123456789"
+    other_model = tmp_path / "0123456789abcdef-ort1.31.0-0123456789"
+    for directory in (old_dir, other_model):
+        directory.mkdir()
+        (directory / GRAPH).write_bytes(b"x")
+    old_file.write_bytes(b"x")
+    create_session(model, 2, copy)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([copy.name, other_model.name])
+
+
+def test_an_unwritable_cache_costs_only_the_copy(
+    model: str, assets: Assets, reference: np.ndarray, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a file"
+    blocker.write_bytes(b"")
+    copy = optimized_copy(assets.model, blocker / "cache")  # its parent cannot be made
+    session = create_session(model, 2, copy)
+    assert np.array_equal(speak(session, assets), reference)
+    assert blocker.read_bytes() == b""
+
+
+def test_only_published_models_get_a_copy(tmp_path: Path) -> None:
+    assert optimized_copy(tmp_path / "my-finetune.onnx") is None
+    assert optimized_copy(tmp_path / "voices-v1.0.bin") is None
+
+
+# Runs inside a private mount namespace with a 1 MB tmpfs at argv[1]: the copy
+# cannot be saved there (ENOSPC), and the session must load all the same.
+_ON_A_FULL_DISK = """
+import sys
+from pathlib import Path
+import numpy as np
+from wyoming_kokoro.catalog.assets import model_file, resolve
+from wyoming_kokoro.synthesis.runtime import create_session, optimized_copy
+from support.session_speech import speak
+from support.session_speech import PHONEMES
+
+full, out = Path(sys.argv[1]), Path(sys.argv[2])
+assets = resolve(None, None, [])
+with model_file(assets) as model:
+    session = create_session(model, 2, optimized_copy(assets.model, full))
+np.save(out / "audio.npy", speak(session, assets))
+(out / "left.txt").write_text("\\n".join(p.name for p in full.iterdir()))
+"""
+
+
+@pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
+@pytest.mark.parametrize(
+    "tmpfs",
+    [
+        "size=1m",  # plainly full: no room for the copy
+        "size=512m,nr_inodes=3",  # room in bytes, but no inode for the weights file
+    ],
+)
+def test_a_full_cache_disk_costs_only_the_copy(
+    tmpfs: str, reference: np.ndarray, tmp_path: Path
+) -> None:
+    full, out = tmp_path / "full", tmp_path / "out"
+    full.mkdir()
+    out.mkdir()
+    mount = f'mount -t tmpfs -o {tmpfs} tmpfs "$1" && shift && exec "$@"'
+    script = [sys.executable, "-c", _ON_A_FULL_DISK, str(full), str(out)]
+    result = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", mount, "sh", str(full), *script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[1],  # tests/: where `support` is found
+    )
+    assert result.returncode == 0, result.stderr
+    assert np.array_equal(np.load(out / "audio.npy"), reference)
+    # Nothing half-written stays behind to fill the disk further or be loaded later.
+    assert (out / "left.txt").read_text() == ""

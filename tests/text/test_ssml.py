@@ -1,0 +1,229 @@
+"""SSML over Wyoming (text_format, or text opening with <speak>) and HTTP; SSE."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+import tracemalloc
+import urllib.error
+import urllib.request
+
+import pytest
+import sseclient
+from support.server_process import ServerProcess
+from support.wyoming_io import collect, run, synthesize
+from wyoming.client import AsyncClient
+from wyoming.info import Describe
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop
+
+from wyoming_kokoro.text.ssml import Pause, Say, SsmlError, Style, is_ssml, parse
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + "".join(
+        f'<!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">'
+        for i in range(1, 10)
+    )
+    + "]><speak>&lol9;</speak>"
+)
+EXTERNAL = (
+    '<?xml version="1.0"?><!DOCTYPE s [<!ENTITY x SYSTEM "file:///etc/passwd">]><speak>&x;</speak>'
+)
+NESTED = "<speak>" + "<s>" * 10_000 + "deep" + "</s>" * 10_000 + "</speak>"
+HOSTILE = {"billion laughs": BILLION_LAUGHS, "external entity": EXTERNAL, "10,000 nested": NESTED}
+
+
+def test_segments_of_a_document() -> None:
+    doc = (
+        '<speak xmlns="http://www.w3.org/2001/10/synthesis" xml:lang="en-US">Hello'
+        '<break time="1.5s"/><prosody rate="slow">slow <break strength="weak"/></prosody>'
+        '<voice name="jf_alpha"><s>Alpha</s></voice>'
+        '<sub alias="World Wide Web">WWW</sub> <say-as interpret-as="ordinal">22</say-as>'
+        "</speak>"
+    )
+    en = Style(lang="en-US")
+    assert parse(doc) == [
+        Say("Hello", en),
+        Pause(1500),
+        Say("slow ", Style(rate=0.75, lang="en-US")),
+        Pause(200),
+        Say("Alpha", Style(voice="jf_alpha", lang="en-US")),
+        Pause(0),
+        Say("World Wide Web 22nd ", en),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("element", "said"),
+    [
+        ('<say-as interpret-as="characters">KQX</say-as>', "K Q X"),
+        ('<say-as interpret-as="cardinal">1,234</say-as>', "1234"),
+        ('<say-as interpret-as="date" format="dmy">5/3/2024</say-as>', "March 5th, 2024"),
+        ('<say-as interpret-as="time">7:30 pm</say-as>', "7:30 pm"),
+        ('<say-as interpret-as="telephone">+1 555-0100</say-as>', "plus 1, 5 5 5, 0 1 0 0"),
+        ('<phoneme alphabet="ipa" ph="ˈtoʊmɑːtoʊ">tomato</phoneme>', "\ue000ˈtOmɑtO\ue001"),
+        ('<phoneme alphabet="x-kokoro" ph="kˈOkəɹO">Kokoro</phoneme>', "\ue000kˈOkəɹO\ue001"),
+    ],
+)
+def test_say_as_sub_and_phoneme(element: str, said: str) -> None:
+    (segment,) = parse(f"<speak>{element}</speak>")
+    assert isinstance(segment, Say) and segment.text.strip() == said
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "<speak>unclosed",
+        "<voice>not speak</voice>",
+        '<speak><break time="soon"/></speak>',
+        '<speak><prosody rate="warp">x</prosody></speak>',
+        '<speak><say-as interpret-as="ordinal">many</say-as></speak>',
+        '<speak><say-as interpret-as="colour">red</say-as></speak>',
+        '<speak><phoneme alphabet="sampa" ph="x">x</phoneme></speak>',
+        *HOSTILE.values(),
+    ],
+)
+def test_malformed_or_hostile_ssml_is_an_error_at_once(doc: str) -> None:
+    # Refused before anything is expanded: the parse allocates next to nothing (a
+    # billion laughs expanded would take gigabytes), and no entity text comes back.
+    tracemalloc.start()
+    try:
+        with pytest.raises(SsmlError) as error:
+            parse(doc)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, peak
+    assert "lol" * 3 not in str(error.value)
+
+
+def test_what_counts_as_ssml() -> None:
+    assert is_ssml("  <speak>hi</speak>") and is_ssml('<?xml version="1.0"?>\n<speak/>')
+    assert not is_ssml("speak <b>now</b>") and not is_ssml("<b>bold</b>")
+    assert is_ssml("<!DOCTYPE x []><speak/>")
+
+
+@pytest.fixture(scope="module")
+def served():
+    with ServerProcess("--http", "tcp://127.0.0.1:0") as server:
+        yield server
+
+
+def _port(server: ServerProcess) -> int:
+    for line in server.log:
+        if m := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+)", line):
+            return int(m.group(1))
+    raise AssertionError("no HTTP port in the log")
+
+
+def _post(server: ServerProcess, body: dict[str, object]) -> urllib.request.Request:
+    return urllib.request.Request(
+        f"http://127.0.0.1:{_port(server)}/v1/audio/speech",
+        json.dumps({"voice": "jm_kumo", "response_format": "pcm", **body}).encode(),
+        {"Content-Type": "application/json"},
+    )
+
+
+async def _ssml(uri: str, text: str, text_format: str | None = "ssml"):
+    async with AsyncClient.from_uri(uri) as client:
+        await client.write_event(Synthesize(text=text, text_format=text_format).event())
+        return await collect(client, "audio-stop", 120)
+
+
+DOOR = "The door is locked.", "The lights are off."
+
+
+def test_a_break_lengthens_the_audio_by_its_time_and_no_tag_is_heard(served, listener) -> None:
+    first, second = DOOR
+    without = run(_ssml(served.uri, f'<speak>{first}<break time="0ms"/>{second}</speak>'))
+    with_break = run(_ssml(served.uri, f'<speak>{first}<break time="700ms"/>{second}</speak>'))
+    assert not without.errors and not with_break.errors
+    added_ms = (len(with_break.audio) - len(without.audio)) / 48
+    assert abs(added_ms - 700) <= 30, added_ms
+    heard = listener.check(" ".join(DOOR), with_break.audio)
+    assert not re.search(r"speak|break|time|ms\b", heard, re.I), heard
+
+
+def test_sub_and_say_as_are_heard_as_asked(served, listener) -> None:
+    doc = (
+        '<speak>Visit the <sub alias="World Wide Web">WWW</sub> today. '
+        'It is the <say-as interpret-as="ordinal">3</say-as> time, and the code is '
+        '<say-as interpret-as="characters">KQX</say-as>.</speak>'
+    )
+    reply = run(_ssml(served.uri, doc, text_format=None))  # <speak> alone says it is SSML
+    assert not reply.errors
+    listener.check(
+        "Visit the World Wide Web today. It is the third time, and the code is K Q X.",
+        reply.audio,
+    )
+
+
+async def _streamed(uri: str, text: str, piece: int = 9):
+    async with AsyncClient.from_uri(uri) as client:
+        await client.write_event(SynthesizeStart().event())
+        for i in range(0, len(text), piece):
+            await client.write_event(SynthesizeChunk(text=text[i : i + piece]).event())
+        await client.write_event(Synthesize(text=text).event())
+        await client.write_event(SynthesizeStop().event())
+        return await collect(client, "synthesize-stopped", 120)
+
+
+def test_streamed_ssml_is_spoken_once_complete(served) -> None:
+    first, second = DOOR
+    doc = f'<speak>{first}<break time="700ms"/>{second}</speak>'
+    whole = run(_ssml(served.uri, doc))
+    streamed = run(_streamed(served.uri, doc))
+    assert streamed.types[-1] == "synthesize-stopped" and not streamed.errors
+    assert abs(len(streamed.audio) - len(whole.audio)) / 48 <= 30
+
+
+async def _describe(uri: str) -> str:
+    async with AsyncClient.from_uri(uri) as client:
+        await client.write_event(Describe().event())
+        event = await asyncio.wait_for(client.read_event(), 5)
+        assert event is not None
+        return event.type
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_ssml_is_refused_quickly_and_the_server_serves_on(served, name: str) -> None:
+    reply = run(_ssml(served.uri, HOSTILE[name]))
+    assert reply.errors and "SSML" in reply.errors[0], reply.types
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(_post(served, {"input": HOSTILE[name]}), timeout=30)
+    assert refused.value.code == 400
+    error = json.loads(refused.value.read())["error"]
+    assert error["code"] == "invalid_ssml" and "lol" not in error["message"]
+    assert run(_describe(served.uri)) == "info"
+
+
+def test_malformed_ssml_is_a_clear_error_not_read_aloud(served) -> None:
+    reply = run(_ssml(served.uri, "<speak>Hello <break time='1s'> world</speak>"))
+    assert reply.errors and "malformed SSML" in reply.errors[0]
+    assert not reply.audio
+    plain = run(_ssml(served.uri, "Hello there.", text_format="ssml"))
+    assert plain.errors and "<speak>" in plain.errors[0]
+
+
+def test_sse_events_read_by_a_real_sse_client(served) -> None:
+    text = "The door is locked."
+    plain = urllib.request.urlopen(_post(served, {"input": text}), timeout=120).read()
+    response = urllib.request.urlopen(
+        _post(served, {"input": text, "stream_format": "sse"}), timeout=120
+    )
+    assert response.headers["Content-Type"].startswith("text/event-stream")
+    events = [json.loads(e.data) for e in sseclient.SSEClient(response).events()]
+    assert [e["type"] for e in events[:-1]] == ["speech.audio.delta"] * (len(events) - 1)
+    assert events[-1] == {
+        "type": "speech.audio.done",
+        "usage": {"input_tokens": len(text), "output_tokens": 0, "total_tokens": len(text)},
+    }
+    audio = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])
+    assert len(audio) == len(plain)  # the same speech, in events
+
+
+def test_wyoming_still_speaks_plain_text(served) -> None:
+    reply = run(synthesize(served.uri, "<b>Bold</b> words are read, tags are not."))
+    assert not reply.errors and reply.audio

@@ -1,0 +1,219 @@
+"""The worker process on its own: the call-by-call protocol over real pipes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from support.worker_pipe import LONG, receive, running_worker, send, speak, start_worker
+from wyoming.event import write_event
+
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.protocol import (
+    Audio,
+    Drop,
+    Failed,
+    Fatal,
+    Next,
+    Piece,
+    Preempt,
+    Ready,
+    Setup,
+    WorkerConfig,
+)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    with running_worker() as proc:
+        yield proc
+
+
+@pytest.mark.slow
+def test_without_windows_the_first_piece_speaks_its_opening_phrase_alone(listener) -> None:
+    # Decoding whole calls (--decode whole), a listener waiting for the first piece
+    # hears its opening phrase after one short call; the same piece later in an
+    # utterance keeps its clauses whole.
+    with running_worker(decode="whole") as worker:
+        quick = speak(worker, 1, LONG, awaited=True)
+        whole = speak(worker, 2, LONG, awaited=False)
+    sizes = [len(c) for c in quick], [len(c) for c in whole]
+    # "When you get home this evening," is about 1.6 s of 24 kHz audio; the
+    # whole piece is cut only where its 120-token calls must be.
+    assert len(quick[0]) < 2 * 24000 * 2 and 2 * len(quick[0]) < len(whole[0]), sizes
+    for calls in (quick, whole):
+        listener.check(LONG, b"".join(calls))
+
+
+@pytest.mark.slow
+def test_pieces_interleave_call_by_call(worker, listener) -> None:
+    # The scheduler may switch pieces between any two calls: a second piece is
+    # planned and spoken while the first still has calls to go.
+    send(worker, Piece(10, LONG, "jm_kumo", 1.0, "en-us", False))
+    first = receive(worker)
+    assert isinstance(first, Audio) and first.more
+    short = speak(worker, 11, "The door is open.", awaited=True)
+    rest = []
+    send(worker, Next(10))
+    while isinstance(reply := receive(worker), Audio):
+        rest.append(reply.pcm)
+        if not reply.more:
+            break
+        send(worker, Next(10))
+    listener.check("The door is open.", b"".join(short))
+    listener.check(LONG, first.pcm + b"".join(rest))
+
+
+def test_a_dropped_piece_is_forgotten(worker) -> None:
+    send(worker, Piece(20, LONG, "jm_kumo", 1.0, "en-us", False))
+    reply = receive(worker)
+    assert isinstance(reply, Audio) and reply.more
+    send(worker, Drop(20))
+    send(worker, Next(20))
+    failed = receive(worker)
+    assert isinstance(failed, Failed) and failed.id == 20
+
+
+def test_a_bad_piece_fails_alone_and_the_worker_goes_on(worker) -> None:
+    send(worker, Piece(3, "Hello there.", "nobody", 1.0, "en-us"))
+    failed = receive(worker)
+    assert isinstance(failed, Failed) and "nobody" in failed.text
+    assert speak(worker, 4, "The door is open.", awaited=False)
+
+
+def test_a_large_lexicon_travels_in_the_setup_message() -> None:
+    # Linux refuses a single argument over 128 KiB: the configuration must not
+    # ride on the command line (it did, and the server waited forever).
+    lexicon = {f"word{n}": f"respelling number {n}" for n in range(12_000)}
+    lexicon["kokoro"] = "/kˈOkəɹO/"
+    assert len(str(lexicon)) > 300_000
+    with running_worker(lexicon=lexicon) as proc:
+        assert speak(proc, 1, "Kokoro speaks.", awaited=False)
+
+
+def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
+    assets = resolve(None, None, [])
+    broken = tmp_path / "model.onnx"  # not a published name: loaded unverified, and fails
+    broken.write_bytes(b"not a model")
+    config = WorkerConfig(
+        type(assets)(broken, assets.voices, assets.voice_names, "test"),
+        threads=1,
+        normalize=True,
+        lexicon={},
+    )
+    proc = start_worker(config)
+    fatal = receive(proc)
+    assert isinstance(fatal, Fatal) and "cannot load the model" in fatal.text
+    assert proc.wait(timeout=30) == 1
+
+
+@pytest.mark.slow
+def test_calls_are_cut_smaller_on_request(worker, listener) -> None:
+    # While other clients wait, the scheduler asks for shorter calls; the words
+    # all come, in more calls.
+    send(worker, Piece(30, LONG, "jm_kumo", 1.0, "en-us", False))
+    calls = []
+    while isinstance(reply := receive(worker), Audio):
+        calls.append(reply.pcm)
+        if not reply.more:
+            break
+        send(worker, Next(30, limit=40))
+    whole = speak(worker, 31, LONG, awaited=False)
+    sizes = [len(c) for c in calls], [len(c) for c in whole]
+    assert len(calls) > len(whole) and max(map(len, calls[1:])) < len(whole[1]), sizes
+    listener.check(LONG, b"".join(calls))
+
+
+@pytest.mark.slow
+def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, listener) -> None:
+    # The scheduler stops a running call when a newcomer needs the model; the
+    # worker answers at once with no audio, and the next Next speaks it whole.
+    send(worker, Piece(40, LONG, "jm_kumo", 1.0, "en-us", False))
+    first = receive(worker)
+    assert isinstance(first, Audio) and first.more
+    send(worker, Next(40))
+    send(worker, Preempt(40))  # arrives while the call runs (a call takes > 1 s)
+    stopped = receive(worker)
+    assert isinstance(stopped, Audio) and stopped.pcm == b"" and stopped.more
+    calls = [first.pcm]
+    while True:
+        send(worker, Next(40))
+        reply = receive(worker)
+        assert isinstance(reply, Audio)
+        calls.append(reply.pcm)
+        if not reply.more:
+            break
+    listener.check(LONG, b"".join(calls))
+    send(worker, Preempt(99))  # nothing runs for it: ignored
+    assert speak(worker, 41, "The door is open.", awaited=False)
+
+
+def test_the_setup_is_read_as_wyoming_frames_it() -> None:
+    """The worker reads its first message without the wyoming library (cold start):
+    whatever wyoming's writer produces, with data and a payload, it must read."""
+    import io
+
+    from wyoming.event import Event
+
+    from wyoming_kokoro.worker.loop import _read_setup
+
+    setup = Setup({"threads": 2, "lexicon": {"HA": "home assistant"}}, warm_up=True)
+    buffer = io.BytesIO()
+    write_event(setup.event(), buffer)
+    write_event(Event("setup", {"config": {}}, payload=b"\0" * 10), buffer)
+    write_event(Event("stop", {}), buffer)
+    buffer.seek(0)
+    assert _read_setup(buffer) == setup
+    assert _read_setup(buffer) == Setup({})  # a payload is skipped whole
+    assert _read_setup(buffer) is None  # not a Setup
+    assert _read_setup(buffer) is None  # end of input
+
+
+def test_a_worker_given_no_setup_exits_with_an_error() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wyoming_kokoro.worker"],
+        input=b'{"type": "setup", "data_length": 5}\nnot j',
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert b"Bad setup message" in result.stderr
+
+
+def test_a_badly_shaped_voice_fails_only_its_own_pieces(tmp_path) -> None:
+    # A user's voices file with some voices of the wrong shape: speaking in one
+    # fails that request alone, and the worker (and a piece half-spoken) goes on.
+    import numpy as np
+
+    embedded = resolve(None, None, [])
+    with np.load(embedded.voices) as found:
+        voices = {name: found[name] for name in found.files}
+    voices["af_flat"] = voices["jm_kumo"][:, 0, :]  # (510, 256): the model rejects its rank
+    voices["af_empty"] = voices["jm_kumo"][:0]  # no rows: indexing it fails
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "voices.npz", **voices)
+    assets = resolve(None, None, [data])
+    assert {"af_flat", "af_empty", "jm_kumo"} <= set(assets.voice_names)
+    config = WorkerConfig(assets, threads=2, normalize=True, lexicon={})
+    proc = start_worker(config)
+    try:
+        ready = receive(proc)
+        assert isinstance(ready, Ready), ready
+        send(proc, Piece(1, LONG, "jm_kumo", 1.0, "en-us", False))
+        first = receive(proc)
+        assert isinstance(first, Audio) and first.more, first
+        for job_id, voice in ((2, "af_flat"), (3, "af_empty")):
+            send(proc, Piece(job_id, "Hello there.", voice, 1.0, "en-us"))
+            failed = receive(proc)
+            assert isinstance(failed, Failed) and failed.id == job_id, failed
+            assert proc.poll() is None
+        send(proc, Next(1))  # the piece begun before goes on where it was
+        reply = receive(proc)
+        assert isinstance(reply, Audio) and reply.id == 1 and reply.pcm, reply
+        assert speak(proc, 4, "The door is open.", awaited=False)
+    finally:
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
