@@ -36,7 +36,7 @@ ARTICLE = " ".join(
 )
 # Long enough that the announcement comes while the article has calls to go; the
 # order of turns itself is tested in seconds with the fake worker (test_turns.py).
-FOUR_PARAGRAPHS = ARTICLE.split(" Paragraph 5:")[0]
+THREE_PARAGRAPHS = ARTICLE.split(" Paragraph 4:")[0]
 ANNOUNCEMENT = "The washing machine has finished."
 
 
@@ -57,7 +57,7 @@ async def _first_audio(client: AsyncClient) -> bytes:
 def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
     async def scenario(uri: str) -> tuple[bytes, bytes, bool]:
         async with AsyncClient.from_uri(uri) as article:
-            await article.write_event(Synthesize(text=FOUR_PARAGRAPHS).event())
+            await article.write_event(Synthesize(text=THREE_PARAGRAPHS).event())
             first = await _first_audio(article)  # the article is being spoken
             reply = await synthesize(uri, ANNOUNCEMENT)
             rest = await collect(article, "audio-stop", 300)
@@ -73,7 +73,7 @@ def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
     # after: nothing of the article is lost.
     # (A call decoded in windows lets others go after the window in progress.)
     assert "Preempting job" in log and ("interrupted" in log or "lets others go" in log), log
-    listener.check(FOUR_PARAGRAPHS, article_audio)
+    listener.check(THREE_PARAGRAPHS, article_audio)
     article_client = events[0][1]
     newcomer = next(c for kind, c in events if kind == "queued" and c != article_client)
     queued_at = events.index(("queued", newcomer))

@@ -36,6 +36,7 @@ def said(text: str) -> list[bytes]:
 
 
 def _even(data: bytes) -> bytes:
+    data += b" "  # calls read back apart, as pauses keep sentences apart
     return data + b" " if len(data) % 2 else data  # 16-bit samples come in pairs
 
 
