@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 from support.http_client import get_json, http_base, http_server
-from support.worker_log import calls_by_client
+from support.worker_log import calls_by_client, newcomer_turn
 from support.wyoming_io import run, synthesize
 
 ARTICLE = (
@@ -57,14 +57,11 @@ def test_wyoming_and_http_share_one_worker_fairly_and_it_still_unloads(listener)
         listener.check(ANNOUNCEMENT, announcement)
         listener.check(ARTICLE, article)
         http_client = events[0][1]
-        newcomer = next(c for kind, c in events if kind == "queued" and c != http_client)
-        queued_at = events.index(("queued", newcomer))
-        first_call = events.index(("call", newcomer))
-        between = [c for kind, c in events[queued_at:first_call] if kind == "call"]
+        between, after = newcomer_turn(events)
         # The Wyoming client waited at most for the HTTP call already running...
         assert between in ([], [http_client]), events
         # ...while the article still had calls to go.
-        assert ("call", http_client) in events[first_call:], events
+        assert http_client in after, events
         # Idle: the worker leaves (3 s), and /health says so without starting it again.
         assert srv.wait_for(lambda: srv.workers() == [], timeout=30)
         assert get_json(base + "/health")["worker"] == "unloaded"

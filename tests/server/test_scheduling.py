@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from support.server_process import ServerProcess, children
-from support.worker_log import calls_by_client
+from support.worker_log import calls_by_client, newcomer_turn
 from support.wyoming_io import collect, run, synthesize
 from wyoming.audio import AudioChunk
 from wyoming.client import AsyncClient, AsyncTcpClient
@@ -75,14 +75,11 @@ def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
     assert "Preempting job" in log and ("interrupted" in log or "lets others go" in log), log
     listener.check(THREE_PARAGRAPHS, article_audio)
     article_client = events[0][1]
-    newcomer = next(c for kind, c in events if kind == "queued" and c != article_client)
-    queued_at = events.index(("queued", newcomer))
-    first_call = events.index(("call", newcomer))
-    between = [c for kind, c in events[queued_at:first_call] if kind == "call"]
+    between, after = newcomer_turn(events)
     # At most the call already running when the announcement came in.
     assert between in ([], [article_client]), events
     # ...and the article still had calls to go: it was interrupted, not finished.
-    assert ("call", article_client) in events[first_call:]
+    assert article_client in after, events
 
 
 def test_a_client_that_leaves_mid_call_frees_the_model_at_once(listener) -> None:

@@ -17,3 +17,15 @@ def calls_by_client(log: list[str]) -> list[tuple[str, int]]:
         elif match := CALL.search(line):
             events.append(("call", int(match.group(2))))
     return events
+
+
+def newcomer_turn(events: list[tuple[str, int]]) -> tuple[list[int], list[int]]:
+    """For the client that came second: the calls of others between its arrival and its
+    first call, and the clients whose calls came after that first call."""
+    first_client = events[0][1]
+    newcomer = next(c for kind, c in events if kind == "queued" and c != first_client)
+    queued_at = events.index(("queued", newcomer))
+    first_call = events.index(("call", newcomer))
+    between = [c for kind, c in events[queued_at:first_call] if kind == "call"]
+    after = [c for kind, c in events[first_call:] if kind == "call"]
+    return between, after
