@@ -212,7 +212,7 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
     ],
 )
 def test_japanese_and_chinese_are_spoken(tmp_path: Path, args: list[str], text: str) -> None:
-    from speech_checks import morae, silence_ratio, syllables
+    from support.speech_checks import morae, silence_ratio, syllables
 
     from wyoming_kokoro.text.normalize import normalize
 
