@@ -17,6 +17,7 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize
 
 from wyoming_kokoro.protocol import Piece
+from wyoming_kokoro.settings import SpeechSettings
 
 
 def test_fifty_clients_at_once_each_get_their_own_words() -> None:
@@ -74,3 +75,14 @@ def test_a_client_that_vanishes_mid_answer_costs_the_others_nothing() -> None:
 
     said, errors = asyncio.run(main())
     assert (said, errors) == ("The door is open.", [])
+
+
+def test_a_text_over_the_limit_is_refused_before_any_audio() -> None:
+    async def main() -> list[str]:
+        async with fake_door() as door:
+            limit = SpeechSettings().max_text_chars
+            reply = await synthesize(door.uri, "x" * (limit + 1), timeout=30)
+            assert not door.worker.calls(Piece)
+            return reply.types
+
+    assert asyncio.run(main()) == ["error"]

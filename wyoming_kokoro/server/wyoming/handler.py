@@ -311,6 +311,9 @@ class KokoroHandler:
             text, voice = _text_of(event), _voice_of(event)
             if self._streaming is not None:
                 return True  # the streamed text again "for compatibility": already spoken
+            if len(text) > self.config.max_text_chars:  # refused before any audio-start
+                limit = self.config.max_text_chars
+                raise ProtocolError(f"text is longer than the limit of {limit} characters")
             utterance = Utterance(self, voice, _ssml_asked(event))
             await utterance.begin()
             await utterance.add_text(text)
