@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--heard", action="store_true", help="also ask the Whisper judge")
     parser.add_argument("--sentences", type=int, default=32)
     parser.add_argument("--sound-only", action="store_true", help="only W3 and W4")
+    parser.add_argument("--heard-only", action="store_true", help="only W4 (implies --heard)")
     args = parser.parse_args()
     texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE)[: args.sentences]
     assets = resolve(None, None, [])
@@ -74,6 +75,9 @@ def main() -> None:
     for engine in (windowed, whole):
         engine.warm_up()
     load = os.getloadavg()[0]
+    if args.heard_only:
+        print_heard(whole, windowed, texts, args.sentences)
+        return
 
     if not args.sound_only:
         # -- the parts' cost -------------------------------------------------------
@@ -182,17 +186,22 @@ def main() -> None:
     print(table(["decoding", "mean", "worst sentence"], rows))
 
     if args.heard:
-        for lang, name, sentences in (
-            ("en-us", VOICE, texts),
-            ("ja", VOICE_JA, HELD_OUT_JA[: args.sentences]),
-        ):
-            rows = heard_rows(whole, windowed, whole.voice(name), lang, sentences)
-            measure = "WER" if lang == "en-us" else "reading CER"
-            print(
-                f"\n## W4 What the Whisper judge hears ({len(sentences)} held-out "
-                f"sentences, {lang}, {name})\n"
-            )
-            print(table(["path", measure], rows))
+        print_heard(whole, windowed, texts, args.sentences)
+
+
+def print_heard(whole: Engine, windowed: Engine, texts: list[str], count: int) -> None:
+    """W4: English and Japanese held-out sentences, every path, judged by Whisper."""
+    for lang, name, sentences in (
+        ("en-us", VOICE, texts),
+        ("ja", VOICE_JA, HELD_OUT_JA[:count]),
+    ):
+        rows = heard_rows(whole, windowed, whole.voice(name), lang, sentences)
+        measure = "WER" if lang == "en-us" else "reading CER"
+        print(
+            f"\n## W4 What the Whisper judge hears ({len(sentences)} held-out "
+            f"sentences, {lang}, {name})\n"
+        )
+        print(table(["path", measure], rows))
 
 
 def after_another(first: dict[str, np.ndarray], plan: dict[str, np.ndarray]) -> dict:

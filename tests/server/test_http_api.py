@@ -49,17 +49,18 @@ def test_health_voices_and_models_do_not_start_the_worker(server) -> None:
 
 def test_every_format_through_the_openai_client_is_heard(server, client, listener) -> None:
     installed = tuple(v["id"] for v in get_json(http_base(server) + "/v1/audio/voices")["voices"])
+    voice = openai_voice("onyx", installed, "jm_kumo")
+    clips = []
     for fmt in FORMATS:
         response = client.audio.speech.create(
             model="tts-1", voice="onyx", input=TEXT, response_format=fmt
         )
-        assert response.response.headers["x-kokoro-voice"] == openai_voice(
-            "onyx", installed, "jm_kumo"
-        )
+        assert response.response.headers["x-kokoro-voice"] == voice
         samples = decode(response.content, fmt)
         assert 0.8 < len(samples) / 24000 < 5, fmt
-        voice = response.response.headers["x-kokoro-voice"]
-        listener.check(TEXT, samples, voice=voice)  # lossy formats lose nothing it hears
+        clips.append(samples)
+    # Heard as one clip (one judge window): a format that lost the words fails it.
+    listener.check((TEXT,) * len(FORMATS), clips, voice=voice)  # lossy ones lose nothing
     assert len(server.workers()) == 1
 
 
