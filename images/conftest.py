@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))  # wyoming_io, server_process (tests/conftest imports it)
+    sys.path.insert(0, str(TESTS))  # support/ (tests/conftest imports from it)
 
 
 def load(name: str, path: Path) -> ModuleType:
@@ -35,7 +35,7 @@ def load(name: str, path: Path) -> ModuleType:
 
 # The speech recognizer and WER of the main suite, and the add-on's run-script harness.
 tools = load("kokoro_test_tools", TESTS / "conftest.py")
-addon_tests = load("kokoro_addon_tests", TESTS / "test_addon.py")
+addon_tests = load("kokoro_addon_tests", TESTS / "project" / "test_addon.py")
 
 # Figures for the closing report: image sizes, times under emulation.
 REPORT: list[str] = []

@@ -26,11 +26,12 @@ from typing import Any
 
 import pytest
 import yaml
-from conftest import ROOT, Names, addon_tests, report, tools
+from conftest import ROOT, Names, addon_tests, report
 from podman import Container, image_inspect, podman, run_once, volume_path
+from support.judge import wer
+from support.wyoming_io import synthesize
 from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
-from wyoming_io import synthesize
 
 PORT = 10200
 URI = f"tcp://127.0.0.1:{PORT}"
@@ -171,7 +172,7 @@ def test_describe_and_speak_on_a_read_only_root(
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
         assert reply.types[0] == "audio-start" and reply.types[-1] == "audio-stop", reply.types
         heard = recognizer.transcribe(reply.audio)
-        assert tools.wer(SENTENCE, heard) <= 0.25, heard
+        assert wer(SENTENCE, heard) <= 0.25, heard
         # The root really was read-only, and the model went to the data volume.
         probe = container.exec("touch", "/probe")
         assert probe.returncode != 0 and "Read-only file system" in probe.stderr
@@ -343,7 +344,7 @@ def test_downloaded_model_survives_a_new_container(
         # And it speaks with it.
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
         heard = recognizer.transcribe(reply.audio)
-        assert tools.wer(SENTENCE, heard) <= 0.25, heard
+        assert wer(SENTENCE, heard) <= 0.25, heard
 
 
 def compose_run_flags(service: dict[str, Any], names: Names) -> tuple[list[str], dict[str, str]]:
@@ -414,7 +415,7 @@ def test_compose_service_with_zeroconf(
         assert [info.port for info in found] == [PORT], found
         assert found[0].parsed_addresses(), "no address advertised"
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
-        assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
         assert {uid for uid, _ in process_uids(container).values()} == {USERS["standalone"]}
         assert container.exec("touch", "/probe").returncode != 0, "root is not read-only"
 
@@ -461,5 +462,5 @@ def test_aarch64_addon_speaks_under_emulation(
             f"aarch64 under qemu (speed means nothing): ready {ready:.0f} s, "
             f"{seconds:.1f} s of speech in {took:.0f} s, heard {heard!r}"
         )
-        assert tools.wer(text, heard) <= 0.25, heard
+        assert wer(text, heard) <= 0.25, heard
         assert {uid for uid, _ in process_uids(container).values()} == {0}

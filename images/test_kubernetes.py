@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from conftest import ROOT, report, tools
+from conftest import ROOT, report
 from podman import Container, podman, podman_prefix
+from support.judge import wer
+from support.wyoming_io import synthesize
 from test_images import SENTENCE, URI, describe, process_uids
-from wyoming_io import synthesize
 
 MANIFEST = ROOT / "deploy" / "kubernetes" / "kokoro.yaml"
 HTTP = "http://127.0.0.1:8880"
@@ -130,10 +131,10 @@ def test_kube_play_serves_wyoming_and_http(
         idle = rss(CONTAINER, "VmRSS")
         # Spoken through both ports, heard by the recognizer.
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
-        assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
         text = "The kitchen lights are off."
         pcm = speak_http(text)
-        assert tools.wer(text, recognizer.transcribe(pcm)) <= 0.25
+        assert wer(text, recognizer.transcribe(pcm)) <= 0.25
         assert http_json("/health")["worker"] != "unloaded"
         # Server and worker run as the manifest's user, writing only to its volumes.
         running = Container(CONTAINER, images["standalone"])

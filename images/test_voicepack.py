@@ -26,10 +26,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import ROOT, Names, addon_tests, report, tools
+from conftest import ROOT, Names, addon_tests, report
 from podman import Container, podman, volume_path
+from support.judge import wer
+from support.wyoming_io import synthesize
 from test_images import SENTENCE, URI, describe
-from wyoming_io import synthesize
 
 from wyoming_kokoro.catalog.assets import embedded_voices
 from wyoming_kokoro.catalog.voices import CATALOG_GRADES
@@ -216,7 +217,7 @@ def assert_speaks_af_heart_by_default(container: Container, recognizer: Any) -> 
     kumo = asyncio.run(synthesize(URI, SENTENCE, voice="jm_kumo", timeout=180))
     assert same_voice(default.audio, chosen.audio)
     assert not same_voice(default.audio, kumo.audio)
-    assert tools.wer(SENTENCE, recognizer.transcribe(default.audio)) <= 0.25
+    assert wer(SENTENCE, recognizer.transcribe(default.audio)) <= 0.25
 
 
 def same_voice(a: bytes, b: bytes) -> bool:
@@ -287,7 +288,7 @@ def test_embedded_voices_speak_while_the_pack_downloads(
     with container:
         assert voices_now() == {"jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"}
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
-        assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
         assert container.logs().count(READY) == 1, "restarted before the pack was complete"
         wait_restarted(container, 180)
         assert_speaks_af_heart_by_default(container, recognizer)
@@ -309,7 +310,7 @@ def test_a_failing_server_leaves_the_embedded_voices(
         assert len(served.requests) == 2
         assert "jm_kumo" in voices_now() and "af_heart" not in voices_now()
         reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
-        assert tools.wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
+        assert wer(SENTENCE, recognizer.transcribe(reply.audio)) <= 0.25
         assert container.logs().count(READY) == 1
         assert not (Path(volume_path(data)) / PACK).exists()
 
