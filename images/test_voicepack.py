@@ -77,7 +77,7 @@ def pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def known_pack(pack: Path, out: Path) -> Path:
     """files.py of the image, with the test pack's size and sha256 for voices-v1.0.bin."""
-    text = (ROOT / "wyoming_kokoro" / "models" / "files.py").read_text(encoding="utf-8")
+    text = (ROOT / "wyoming_kokoro" / "catalog" / "files.py").read_text(encoding="utf-8")
     data = pack.read_bytes()
     patched, count = re.subn(
         r'("voices-v1\.0\.bin",\s*)[\d_]+(,\s*)"[0-9a-f]{64}"',
