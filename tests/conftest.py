@@ -204,3 +204,15 @@ def server() -> Iterator[ServerProcess]:
     """One server shared by a test module; its worker stays loaded between tests."""
     with ServerProcess("--idle-timeout", "120") as running:
         yield running
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """How much of the run the judge took (it is loaded only by the audio tests)."""
+    from support import judge as ear
+
+    if ear._judge is not None:
+        j = ear._judge
+        terminalreporter.write_line(
+            f"judge: {j.busy_seconds:.1f} s listening to {j.audio_seconds:.1f} s of audio "
+            f"in {j.calls} clips (loaded in {j.load_seconds:.1f} s)"
+        )

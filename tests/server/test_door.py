@@ -8,15 +8,21 @@ end-to-end tests in test_server.py and test_robustness.py.
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
+from collections.abc import Callable
+from pathlib import Path
 
-from support.fake_door import fake_door
+from support.fake_door import Door, fake_door
 from support.fake_worker import heard
 from support.wyoming_io import collect, stream, synthesize
 from wyoming.client import AsyncClient
+from wyoming.event import async_write_event
 from wyoming.info import Describe
 from wyoming.tts import Synthesize
 
-from wyoming_kokoro.protocol import Piece
+from wyoming_kokoro.protocol import Next, Piece
+from wyoming_kokoro.server.scheduler import MAX_BUFFERED_BYTES
 from wyoming_kokoro.settings import SpeechSettings
 
 
@@ -86,3 +92,87 @@ def test_a_text_over_the_limit_is_refused_before_any_audio() -> None:
             return reply.types
 
     assert asyncio.run(main()) == ["error"]
+
+
+class _Lines(logging.Handler):
+    """The server's log lines, as the --debug log shows them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(record.getMessage())
+
+    def saw(self, part: str) -> bool:
+        return any(part in line for line in self.lines)
+
+
+PAD = 96_000  # bytes of the fake's audio per call: about a real call's 2 s
+
+
+def test_a_client_that_never_reads_is_held_back_then_closed() -> None:
+    # 400 sentences of "audio" as large as a real call's (~2 s at 24 kHz); the
+    # client's socket takes 4 KB and nobody reads it.
+    book = " ".join(f"Sentence {n} of the book." for n in range(400))
+    log, package = _Lines(), logging.getLogger("wyoming_kokoro")
+    level = package.level
+
+    def calls(door: Door) -> int:
+        return sum(isinstance(m, (Piece, Next)) for m in door.worker.sent)
+
+    async def main() -> tuple[int, int, str, bool]:
+        async with fake_door(connection_timeout=1.0, pad=PAD) as door:
+            host, port = door.uri.removeprefix("tcp://").split(":")
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect((host, int(port)))
+            reader, writer = await asyncio.open_connection(sock=sock)
+            await async_write_event(Synthesize(text=book).event(), writer)
+            await until(lambda: log.saw("held back"))
+            at_hold = await settled(lambda: calls(door))  # the sockets' buffers filled too
+            other = await synthesize(door.uri, "The washing machine has finished.", timeout=30)
+            # Still not reading: given up on after the connection timeout (1 s here).
+            await until(lambda: log.saw("stopped reading"))
+            try:  # what had reached this socket, then the end of the connection
+                closed = await asyncio.wait_for(reader.read(), 10) is not None
+            except ConnectionResetError:
+                closed = True
+            writer.close()
+            return at_hold, calls(door), heard(other.audio), closed
+
+    package.addHandler(log)
+    package.setLevel(logging.DEBUG)
+    try:
+        at_hold, at_end, other, closed = asyncio.run(main())
+    finally:
+        package.removeHandler(log)
+        package.setLevel(level)
+    assert other == "The washing machine has finished."  # someone else is served meanwhile
+    assert closed
+    # Held back, the book made no more calls: only the announcement's (and the one in
+    # flight at most) ...
+    assert at_end - at_hold <= 2, (at_hold, at_end)
+    # ... and it was held back long before the end of the book: no more audio was made
+    # than its share in the server and what the kernel's socket buffers take.
+    kernel = int(Path("/proc/sys/net/ipv4/tcp_wmem").read_text().split()[2]) + 4096
+    assert (at_hold - 2) * PAD <= MAX_BUFFERED_BYTES + kernel, at_hold
+    assert at_hold < 100  # of 400
+
+
+async def settled(count: Callable[[], int], quiet: float = 0.3) -> int:
+    """`count` once it has not changed for `quiet` seconds."""
+    value, since = count(), asyncio.get_running_loop().time()
+    while asyncio.get_running_loop().time() - since < quiet:
+        await asyncio.sleep(0.01)
+        if count() != value:
+            value, since = count(), asyncio.get_running_loop().time()
+    return value
+
+
+async def until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("the condition never came true")
+        await asyncio.sleep(0.01)

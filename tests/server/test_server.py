@@ -191,35 +191,6 @@ def test_client_vanishing_mid_stream_leaves_the_server_serving(server: ServerPro
     assert reply.types[-1] == "audio-stop" and reply.errors == []
 
 
-@pytest.mark.slow
-def test_two_clients_at_once_short_one_is_not_stuck_behind_long_one(
-    server: ServerProcess, listener
-) -> None:
-    long_text = " ".join(
-        f"Item number {n} on the list is a sentence of moderate length." for n in range(1, 6)
-    )
-
-    async def both() -> tuple[float, float, object, object]:
-        loop = asyncio.get_running_loop()
-        done: dict[str, float] = {}
-
-        async def timed(name: str, coro) -> object:
-            reply = await coro
-            done[name] = loop.time()
-            return reply
-
-        long_task = asyncio.create_task(timed("long", synthesize(server.uri, long_text)))
-        await asyncio.sleep(0.5)
-        short = await timed("short", synthesize(server.uri, SENTENCE))
-        long = await long_task
-        return done["short"], done["long"], short, long
-
-    short_done, long_done, short, long = run(both())
-    assert short_done < long_done  # served in turn, not after the whole article
-    listener.check(SENTENCE, short.audio)
-    assert long.errors == [] and len(long.audio) > len(short.audio) * 5
-
-
 def test_text_over_the_limit_is_refused() -> None:
     with ServerProcess("--max-text-chars", "50") as srv:
         reply = run(synthesize(srv.uri, "word " * 40))

@@ -34,9 +34,15 @@ class Door:
 
 
 @contextlib.asynccontextmanager
-async def fake_door(windows: int = 1, idle_timeout: float = 60.0) -> AsyncIterator[Door]:
-    """A listening door whose worker is a FakeWorker; closed (and the worker stopped) after."""
-    worker = FakeWorker(windows)
+async def fake_door(
+    windows: int = 1, idle_timeout: float = 60.0, connection_timeout: float = 30.0, pad: int = 0
+) -> AsyncIterator[Door]:
+    """A listening door whose worker is a FakeWorker; closed (and the worker stopped) after.
+
+    `connection_timeout` is the server's --connection-timeout; `pad` the fake's bytes
+    of audio per call (fake_worker.said).
+    """
+    worker = FakeWorker(windows, pad)
     assets = Assets(Path("m.onnx"), Path("v.npz"), VOICES, "test")
     config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
     scheduler = Scheduler(config, SchedulerOptions(idle_timeout, min_free_mb=0), worker)
@@ -49,7 +55,7 @@ async def fake_door(windows: int = 1, idle_timeout: float = 60.0) -> AsyncIterat
         speed=1.0,
         max_text_chars=speech.max_text_chars,
         limits=Limits(max_data_bytes=speech.max_text_json_bytes),
-        idle_seconds=30.0,
+        idle_seconds=connection_timeout,
         catalog=catalog,
     )
     ids = itertools.count(1)

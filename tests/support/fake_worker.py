@@ -29,10 +29,12 @@ from wyoming_kokoro.protocol import (
 from wyoming_kokoro.server.worker_handle import WorkerStartError
 
 
-def said(text: str) -> list[bytes]:
-    """The calls a piece is spoken in: one per sentence, each its text as bytes."""
+def said(text: str, pad: int = 0) -> list[bytes]:
+    """The calls a piece is spoken in: one per sentence, each its text as bytes
+    (padded with spaces to `pad` bytes: as much "audio" as a real call's, read back
+    the same)."""
     sentences = [s for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s]
-    return [_even(s.encode()) for s in sentences]
+    return [_even(s.encode().ljust(pad)) for s in sentences]
 
 
 def _even(data: bytes) -> bytes:
@@ -48,8 +50,9 @@ def heard(pcm: bytes) -> str:
 class FakeWorker:
     """A `WorkerHandle` whose worker lives in this event loop."""
 
-    def __init__(self, windows: int = 1) -> None:
+    def __init__(self, windows: int = 1, pad: int = 0) -> None:
         self.windows = windows  # parts each call's audio comes in (window messages + answer)
+        self.pad = pad  # bytes of "audio" a call makes at least (see `said`)
         self.sent: list[Message] = []  # everything the scheduler sent, in order
         self.setups: list[Setup] = []
         self.stops = 0
@@ -115,7 +118,9 @@ class FakeWorker:
             raise BrokenPipeError("the worker is gone")
         self.sent.append(message)
         if isinstance(message, Piece):
-            self._plans[message.id] = deque(deque(self._cut(c)) for c in said(message.text))
+            self._plans[message.id] = deque(
+                deque(self._cut(c)) for c in said(message.text, self.pad)
+            )
             self._begin(message.id)
         elif isinstance(message, Next):
             self._begin(message.id)

@@ -91,6 +91,7 @@ class Judge:
         self.load_seconds = time.monotonic() - started
         self.audio_seconds = 0.0  # what it has listened to, and how long it took
         self.busy_seconds = 0.0
+        self.calls = 0  # each costs a 30 s window at least, however short the clip
         self._lock = threading.Lock()  # one decode at a time: tests may call from threads
 
     def heard(self, pcm: bytes | np.ndarray, rate: int = 24000, language: str = "en") -> str:
@@ -111,6 +112,7 @@ class Judge:
             text = "".join(s.text for s in segments).strip()
             self.busy_seconds += time.monotonic() - started
             self.audio_seconds += len(audio) / RATE
+            self.calls += 1
         return text
 
     def transcribe(self, pcm: bytes | np.ndarray, rate: int = 24000) -> str:

@@ -7,6 +7,7 @@ import pytest
 from support.audio_distance import log_mel_distance
 
 from wyoming_kokoro.audio import SAMPLE_RATE
+from wyoming_kokoro.options import MAX_CALL_TOKENS
 from wyoming_kokoro.text.g2p import Phonemizer
 from wyoming_kokoro.text.pieces import split_text
 
@@ -67,19 +68,40 @@ def test_seams_start_and_end_at_silence(engine) -> None:
         assert np.all(pcm[-int(0.04 * SAMPLE_RATE) :] == 0)  # ends with a pause
 
 
-@pytest.mark.slow
-def test_a_piece_longer_than_the_model_context_is_spoken_whole(engine, listener) -> None:
-    # One "sentence" far beyond 510 phonemes: split into calls, nothing dropped.
+def test_a_piece_beyond_the_model_context_is_planned_in_calls_within_it(engine) -> None:
+    # One "sentence" far beyond 510 phonemes, planned at the longest call allowed:
+    # every call fits the model's context and together they hold every phoneme once.
+    from dataclasses import replace
+
     clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")] * 6
     text = ", ".join(clauses) + ". The last words are the garage door is open."
     spec = engine.voice("jm_kumo")
+    whole = engine.phonemes(text, "en-us")
+    assert len(whole) > 510
+    options = engine.options
+    try:
+        engine.options = replace(options, max_call_tokens=int(MAX_CALL_TOKENS.high or 0))
+        calls = engine.plan(text, spec, lang="en-us")
+    finally:
+        engine.options = options
+    assert len(calls) >= 2
+    assert all(len(engine._kokoro.tokenizer.tokenize(c.phonemes)) <= 510 for c in calls)
+    assert "".join(c.phonemes for c in calls).replace(" ", "") == whole.replace(" ", "")
+
+
+@pytest.mark.slow
+def test_a_piece_longer_than_one_call_is_spoken_whole(engine, listener) -> None:
+    # Split into calls (at most 120 phonemes each by default), nothing dropped.
+    clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")] * 2
+    text = ", ".join(clauses) + ". The last words are the garage door is open."
+    spec = engine.voice("jm_kumo")
+    assert len(engine.plan(text, spec, lang="en-us")) >= 2
     audio = np.concatenate(list(engine.speak(text, spec)))
     seconds = len(audio) / SAMPLE_RATE
     assert seconds > len(text.split()) / 4.5  # at least 4.5 words per second spoken
     tail = audio[-int(3.5 * SAMPLE_RATE) :]
-    # The model alone cannot say this at all (over its context): the tail is
-    # measured against the model saying the tail's words; the 3.5 s cut may catch
-    # the end of the clause before them, hence two words more.
+    # The tail is measured against the model saying the tail's words; the 3.5 s cut
+    # may catch the end of the clause before them, hence two words more.
     listener.check("The last words are the garage door is open.", tail, margin=0.25)
 
 
