@@ -206,13 +206,34 @@ def server() -> Iterator[ServerProcess]:
         yield running
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """How much of the run the judge took (it is loaded only by the audio tests)."""
+def pytest_sessionfinish(session: Any) -> None:
+    """Each test process (one per xdist worker) leaves what its judge cost in the cache."""
     from support import judge as ear
 
-    if ear._judge is not None:
+    cache = getattr(session.config, "cache", None)
+    if cache is not None:
         j = ear._judge
+        figures = [j.busy_seconds, j.audio_seconds, j.calls] if j is not None else [0, 0, 0]
+        cache.set(f"judge/cost/{_test_process()}", figures)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: Any) -> None:
+    """How much of the run the judge took, summed over the test processes."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return
+    workers = getattr(config.option, "numprocesses", None)
+    count = workers if isinstance(workers, int) else 0
+    names = [f"gw{n}" for n in range(count)] if count else [_test_process()]
+    costs = [cache.get(f"judge/cost/{name}", None) for name in names]
+    busy, audio, calls = (sum(c[i] for c in costs if c) for i in range(3))
+    if calls:
         terminalreporter.write_line(
-            f"judge: {j.busy_seconds:.1f} s listening to {j.audio_seconds:.1f} s of audio "
-            f"in {j.calls} clips (loaded in {j.load_seconds:.1f} s)"
+            f"judge: {busy:.1f} s listening to {audio:.1f} s of audio in {calls} clips"
         )
+
+
+def _test_process() -> str:
+    import os
+
+    return os.environ.get("PYTEST_XDIST_WORKER", "main")
