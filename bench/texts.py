@@ -160,6 +160,44 @@ HELD_OUT_MORE = (
     "All lights on the ground floor are now off.",
 )
 
+# Still more, written after the windows were tuned, so the English half of W4 can be
+# judged on 64 sentences (one word is worth 0.002 of WER over 32, about the gate's
+# margin of 0.005). Not used by any test.
+HELD_OUT_LATE = (
+    "The back garden sprinklers will start at six tomorrow morning.",
+    "Your car has finished charging and is unplugged.",
+    "The guest room radiator is turned down to sixteen degrees.",
+    "A water leak was detected under the kitchen sink.",
+    "The printer in the study is out of paper.",
+    "Your running shoes were left by the back door.",
+    "The freezer door has been open for three minutes.",
+    "Grandma is arriving on the four o'clock train.",
+    "The living room speaker is playing the evening news.",
+    "Remember to take your umbrella, it will rain at noon.",
+    "The cat flap was used twice in the last hour.",
+    "Your library books are due back on Thursday.",
+    "The attic fan switched on because it is very warm up there.",
+    "I have paused the music in the children's bedroom.",
+    "The oven has reached two hundred degrees.",
+    "The side gate was left open after the delivery.",
+    "Your meeting with the school starts in fifteen minutes.",
+    "The air in the basement is drier than yesterday.",
+    "The porch light will stay on until midnight.",
+    "Someone is waiting at the garage door with a parcel.",
+    "The bathroom fan will run for another ten minutes.",
+    "The recycling bins go out on Wednesday night this week.",
+    "Your phone is charging on the kitchen counter.",
+    "The hallway carpet is due for cleaning next month.",
+    "The smoke alarm test finished without any problems.",
+    "The upstairs thermostat lost its connection a minute ago.",
+    "Dinner reservations are confirmed for eight people at seven.",
+    "The pool pump has been running since lunchtime.",
+    "The blinds in the office will open at sunrise.",
+    "A storm warning is in effect until late tonight.",
+    "The front lawn was watered for twenty minutes.",
+    "The baby's night light will dim after nine.",
+)
+
 # Held-out Japanese sentences (home announcements), for the windows' trade in Japanese.
 HELD_OUT_JA = (
     "玄関の鍵が開いたままになっています。",
