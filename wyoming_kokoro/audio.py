@@ -30,6 +30,13 @@ def to_pcm16(audio: np.ndarray) -> np.ndarray:
         ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
         audio[:n] *= ramp
         audio[-n:] *= ramp[::-1]
+    if float(np.abs(audio).max(initial=0.0)) > 1.0:
+        # The model overshoots full scale now and then (jm_kumo by up to 2 dB): a smooth
+        # gain around those peaks keeps their shape, where clipping would flatten them
+        # (and a voice turned down afterwards would keep the flat tops).
+        from wyoming_kokoro.synthesis.loudness import limiter_gain
+
+        audio *= limiter_gain(np.abs(audio), 1.0)
     return (np.clip(audio, -1.0, 1.0) * 32767.0).astype(np.int16)
 
 

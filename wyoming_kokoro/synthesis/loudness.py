@@ -170,11 +170,11 @@ def apply_gain(pcm: np.ndarray, gain: float) -> np.ndarray:
     limit = 10 ** (LIMIT_DBTP / 20)
     peaks = true_peak(audio)
     if peaks.max(initial=0.0) > limit:
-        audio *= _limiter_gain(peaks, limit)
+        audio *= limiter_gain(peaks, limit)
     return np.clip(np.round(audio * 32768.0), -32768, 32767).astype(np.int16)
 
 
-def _limiter_gain(peaks: np.ndarray, limit: float, width: int = 120) -> np.ndarray:
+def limiter_gain(peaks: np.ndarray, limit: float, width: int = 120) -> np.ndarray:
     """A gain curve never above what each sample needs, with 5 ms ramps (no clicks).
 
     The least gain needed within `width` samples of each one, averaged over `width`:
