@@ -20,16 +20,22 @@ CHANNELS = 1
 _FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
 
 
-def to_pcm16(audio: np.ndarray) -> np.ndarray:
-    """Float audio in [-1, 1] to int16 samples, with faded edges."""
+def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> np.ndarray:
+    """Float audio in [-1, 1] to int16 samples, with faded edges.
+
+    A window inside a call continues the audio before it: it is not faded where it
+    joins its neighbours (a fade there is a notch of 8 ms in the middle of a word).
+    """
     import numpy as np
 
     audio = np.asarray(audio, dtype=np.float32).copy()
     n = min(_FADE_SAMPLES, len(audio) // 2)
     if n:
         ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
-        audio[:n] *= ramp
-        audio[-n:] *= ramp[::-1]
+        if fade_in:
+            audio[:n] *= ramp
+        if fade_out:
+            audio[-n:] *= ramp[::-1]
     if float(np.abs(audio).max(initial=0.0)) > 1.0:
         # The model overshoots full scale now and then (jm_kumo by up to 2 dB): a smooth
         # gain around those peaks keeps their shape, where clipping would flatten them

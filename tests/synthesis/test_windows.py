@@ -102,6 +102,26 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut) -> Non
     assert 0 < len(pieces[0][0]) <= graph.SAMPLES_PER_FRAME * 16  # the first window: 0.4 s
 
 
+def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine) -> None:
+    # Only the call's own edges are faded: a fade at every seam was a notch of 8 ms
+    # (16 dB) every 1.2 s in the middle of the first sentence.
+    from kokoro_onnx.trim import trim
+
+    from wyoming_kokoro.audio import to_pcm16
+
+    call = engine.plan(LONG, engine.voice("jm_kumo"), awaited=True)[0]
+    pieces = [pcm for pcm, _ in engine.stream(call)]
+    assert len(pieces) >= 3
+    windows = [
+        audio for audio, _ in engine._split.windowed(engine._split.plan(engine._inputs(call)))
+    ]
+    windows[0] = windows[0][int(trim(windows[0])[1][0]) :]
+    windows[-1] = windows[-1][: int(trim(windows[-1])[1][1])]
+    at_once = to_pcm16(np.concatenate(windows))  # the same audio converted in one piece
+    streamed = np.concatenate(pieces)[: len(at_once)]
+    assert np.abs(streamed.astype(np.int32) - at_once).max() <= 1
+
+
 def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     with model_file(assets) as model:
         proto = onnx.load(model)

@@ -243,9 +243,9 @@ class Engine:
                 audio = audio[int(trim(audio)[1][0]) :]
             if last:  # the model's trailing silence, as the whole call trims it
                 audio = audio[: int(trim(audio)[1][1])]
-                yield np.concatenate([to_pcm16(audio), pause]), True
-            else:
-                yield to_pcm16(audio), False
+            # Faded where the call begins and ends only: windows join sample to sample.
+            pcm = to_pcm16(audio, fade_in=index == 0, fade_out=last)
+            yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
