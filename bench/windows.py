@@ -5,7 +5,8 @@
 Prints three tables: what each part of the cut model costs (and the fitted cost of
 the generator per frame); the first audio of a listener's first sentence by way of
 decoding (kokoro-onnx create() on the whole sentence is the baseline measured in the
-same run); and how the windows sound against the whole decode (log-mel distance;
+same run), and the silence a listener would hear between windows; and how the windows
+sound against the whole decode (log-mel distance;
 with --heard also what the Whisper judge hears, against the same sentences decoded
 whole and cut into phrases). Run it on a quiet machine: it says the load it saw.
 """
@@ -16,6 +17,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -25,12 +27,20 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.audio_distance import log_mel_distance
-from texts import HELD_OUT, HELD_OUT_JA, HELD_OUT_LATE, HELD_OUT_MORE, HELD_OUT_SUBJECT
+from texts import (
+    HELD_OUT,
+    HELD_OUT_JA,
+    HELD_OUT_LATE,
+    HELD_OUT_MORE,
+    HELD_OUT_SUBJECT,
+    SENTENCES,
+)
 
 from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.synthesis import graph, split
+from wyoming_kokoro.synthesis import graph, prior, split
 from wyoming_kokoro.synthesis.decoder import SplitModel, Windows
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.prior import VoicePriors
 
 VOICE = "jm_kumo"
 VOICE_JA = "jf_alpha"
@@ -45,10 +55,19 @@ def best(run: Callable[[], object], times: int = 2) -> float:
     return min(spent)
 
 
-def first_item(iterator: Iterable[object]) -> float:
+def played(pieces: Iterable[tuple[np.ndarray, bool]]) -> tuple[float, float]:
+    """First audio, and the silence a listener playing the pieces as they come hears
+    between them."""
     started = time.perf_counter()
-    next(iter(iterator))
-    return time.perf_counter() - started
+    first, plays_until, silent = None, 0.0, 0.0
+    for pcm, _ in pieces:
+        now = time.perf_counter() - started
+        if first is None:
+            first = plays_until = now
+        silent += max(0.0, now - plays_until)
+        plays_until = max(plays_until, now) + len(pcm) / 24_000
+    assert first is not None
+    return first, silent
 
 
 def table(head: list[str], rows: list[list[str]]) -> str:
@@ -76,6 +95,17 @@ def main() -> None:
     kokoro = whole._kokoro
     for engine in (windowed, whole):
         engine.warm_up()
+    # What the windows are decoded with must not depend on what this machine's cache
+    # has learned: the windowed engine learns here from texts.SENTENCES only (never
+    # the measured sentences), and a copy that has heard nothing uses probe rows.
+    scratch = tempfile.TemporaryDirectory()
+    unheard = Engine(assets, EngineOptions(threads=2))
+    unheard._priors = VoicePriors(Path(scratch.name) / "unheard", cut.kinds)
+    windowed._priors = VoicePriors(Path(scratch.name) / "heard", cut.kinds)
+    for text in SENTENCES[: prior.TRUSTED]:
+        for _ in windowed.speak(text, voice):
+            pass
+    assert windowed._priors.estimate(VOICE) is not None
     load = os.getloadavg()[0]
     if args.heard_only:
         print_heard(whole, windowed, texts, args.sentences, args.english_only)
@@ -117,8 +147,10 @@ def main() -> None:
             "kokoro-onnx create()": [],
             "whole call": [],
             "phrase cut (--decode whole)": [],
-            "windows": [],
+            f"windows, the voice's statistics ({prior.TRUSTED} calls heard)": [],
+            "windows, probe rows (a voice not heard yet)": [],
         }
+        gaps: dict[str, list[float]] = {name: [] for name in list(ways)[-2:]}
         style = whole._style(voice)
         for text in texts:
             phonemes = whole.phonemes(text, "en-us")
@@ -130,23 +162,57 @@ def main() -> None:
             quick = whole.plan(text, voice, awaited=True)[0]
             ways["phrase cut (--decode whole)"].append(best(lambda c=quick: whole.run(c)))
             first = windowed.plan(text, voice, awaited=True)[0]
-            ways["windows"].append(min(first_item(windowed.stream(first)) for _ in range(2)))
+            for name, engine in zip(gaps, (windowed, unheard), strict=True):
+                runs = [played(engine.stream(first)) for _ in range(2)]
+                ways[name].append(min(r[0] for r in runs))
+                gaps[name].append(min(r[1] for r in runs))
         base = statistics.median(ways["kokoro-onnx create()"])
         rows = []
         for name, spent in ways.items():
             ordered = sorted(spent)
             p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
             median = statistics.median(spent)
-            rows.append([name, f"{median:.2f} s", f"{p95:.2f} s", f"{median / base:.2f}×"])
+            silent = f"{sum(gaps[name]):.2f} s / {max(gaps[name]):.2f} s" if name in gaps else "–"
+            row = [name, f"{median:.2f} s", f"{p95:.2f} s", f"{median / base:.2f}×", silent]
+            rows.append(row)
         print(
             f"\n## W2 First audio of a listener's first sentence "
             f"(warm, load {os.getloadavg()[0]:.1f})\n"
         )
-        print(table(["decoding", "median", "p95", "vs kokoro-onnx"], rows))
+        head = ["decoding", "median", "p95", "vs kokoro-onnx", "silence inside: sum / worst"]
+        print(table(head, rows))
+        print(
+            "\nSilence inside: how long a listener playing the windows as they come would "
+            "wait between two of them (the better of two runs per sentence)."
+        )
 
     # -- how it sounds -------------------------------------------------------------
+    # The voice's statistics: learned from texts.SENTENCES (as above), and from the
+    # other measured sentences (a voice that has said many like them).
+    plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
+    own = [cut.statistics(plan) for plan in plans]
+    taught = windowed._priors.estimate(VOICE)
+    rows = []
+    for name, fed in (
+        (f"windows, the voice's statistics from {prior.TRUSTED} other calls (default)", None),
+        ("windows, the voice's statistics from the other measured sentences", own),
+    ):
+        distances = []
+        for index, plan in enumerate(plans):
+            if fed is None:
+                estimate = taught
+            else:
+                others = VoicePriors(None, cut.kinds)
+                for j, stats in enumerate(fed):
+                    if j != index:
+                        others.learn(VOICE, stats, cut.frames(plans[j]))
+                estimate = others.estimate(VOICE)
+            start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
+            pieces = [a for a, _ in cut.windowed(plan, estimate)]
+            distances.append(log_mel_distance(cut.whole(plan)[start:], np.concatenate(pieces)))
+        rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
     configs = {
-        "windows, 1 probe row of 7 snippets (default)": Windows(),
+        "windows, 1 probe row of 7 snippets (a voice not heard yet)": Windows(),
         "windows, 1 probe row of 3 snippets": Windows(snippets=3),
         "windows, 1 contiguous probe": Windows(snippets=1),
         "windows, 2 probe rows of 7 snippets": Windows(probes=2),
@@ -156,11 +222,9 @@ def main() -> None:
     models = {
         name: SplitModel(sessions, config or Windows(probes=0)) for name, config in configs.items()
     }
-    rows = []
     for name in configs:
         distances = []
-        for text in texts:
-            plan = cut.plan(windowed._inputs(windowed.plan(text, voice)[0]))
+        for plan in plans:
             start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
             reference = cut.whole(plan)[start:]
             model = models[name]
@@ -171,7 +235,6 @@ def main() -> None:
     # (each planned alone, the generator run once over both, as a call holding two
     # short sentences is), against the sentence decoded alone.
     distances = []
-    plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
     for plan, other in zip(plans, plans[1:] + plans[:1], strict=True):
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
         alone = cut.whole(plan)

@@ -2,15 +2,18 @@
 
 The plan (text → features, harmonic source, durations) runs once per call, so the
 prosody comes from the whole sentence. The generator then runs on windows: the
-first is small, so the first audio comes early, and it is decoded in one batch with
-`probes` rows as long as it, each made of `snippets` short pieces spread over the
-rest of the call: a sample of the whole sentence rather than of one stretch of it,
-at the same cost. Their statistics, pooled, stand in for the whole call's, and every
-later window is decoded with exactly those (statistics and quantization scales fed):
+first is small, so the first audio comes early. Every window is decoded with one
+set of statistics (and quantization scales) fed, an estimate of the whole call's:
 the windows join without a step in timbre or loudness, since with fixed statistics
 a window with `context` frames on each side decodes exactly as the same frames
-decoded whole. What differs from the whole call
-is only that estimate, for the whole call at once.
+decoded whole. What differs from the whole call is only that estimate, for the
+whole call at once. It is the voice's learned average (`prior.py`) when the caller
+has one; else the first window is decoded in one batch with `probes` rows as long
+as it, each made of `snippets` short pieces spread over the rest of the call, and
+their statistics, pooled, are the estimate.
+
+Later windows are as long as can be decoded before the audio in hand has played
+(timed as they run), up to `later` frames: a newcomer waits at most that long.
 
 The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
 silence) are not decoded in windows, but for the last few.
@@ -18,6 +21,7 @@ silence) are not decoded in windows, but for the last few.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -41,6 +45,7 @@ from wyoming_kokoro.synthesis.stopping import StopSwitch
 
 _HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
 LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
+SECONDS_PER_FRAME = SAMPLES_PER_FRAME / 24_000
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,9 @@ class Windows:
     context: int = 6  # decoded on each side of a window and dropped
     probes: int = 1  # rows decoded with the first window, for the statistics
     snippets: int = 7  # pieces each probe row is made of, spread over the call
+    # Later windows sized to what can be decoded before the audio in hand has played
+    # (up to `later`); off: every later window is `later` frames.
+    paced: bool = True
 
 
 class SplitModel:
@@ -71,6 +79,9 @@ class SplitModel:
             for value in self._generator.get_inputs()
             if value.name.endswith("/fed")
         }
+        # Seconds the generator takes per frame here: the fastest run timed so far
+        # (a first run pays allocations once, and other work only slows one down).
+        self.per_frame: float | None = None
         # Stops the plan or a whole decode; windows are not stopped: their caller
         # lets others go between them.
         self.switch = StopSwitch()
@@ -126,8 +137,26 @@ class SplitModel:
 
     def whole(self, plan: dict[str, np.ndarray], tag: object = None) -> np.ndarray:
         """The call decoded at once: the single graph's audio, bit for bit."""
+        return self.decode(plan, tag)[0]
+
+    def decode(
+        self, plan: dict[str, np.ndarray], tag: object = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The call decoded at once, and the statistics it was decoded with."""
         frames = self.frames(plan)
-        return self._audio(self._pooled(plan, [[(0, frames)]], tag)[0], 0, (0, frames))
+        began = time.monotonic()
+        outputs = self._pooled(plan, [[(0, frames)]], tag)
+        self._timed(began, frames)
+        return self._audio(outputs[0], 0, (0, frames)), self._fed(outputs)
+
+    def _timed(self, began: float, frames: int) -> None:
+        spent = (time.monotonic() - began) / max(frames, 1)
+        self.per_frame = spent if self.per_frame is None else min(self.per_frame, spent)
+
+    @property
+    def kinds(self) -> dict[str, np.dtype]:
+        """The generator's fed values and their types."""
+        return {name: value.dtype for name, value in self._unfed.items()}
 
     def first_frame(self, plan: dict[str, np.ndarray]) -> int:
         # The leading pad token's frames, less a few: the first sound's onset can begin
@@ -140,7 +169,7 @@ class SplitModel:
 
     def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The whole call's own statistics (what windows would need to be exact)."""
-        return self._fed(self._pooled(plan, [[(0, self.frames(plan))]]))
+        return self.decode(plan)[1]
 
     def _fed(self, outputs: list[Any]) -> dict[str, np.ndarray]:
         fed = {
@@ -170,24 +199,65 @@ class SplitModel:
         self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray] | None = None
     ) -> Iterator[tuple[np.ndarray, bool]]:
         """The call's audio from the end of its leading pad, window by window, each with
-        whether it is the last; `statistics` given, every window is decoded with them."""
+        whether it is the last. Every window is decoded with `statistics` if given
+        (no probe rows), else with those of the first window and its probe rows."""
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
-        end = start + w.first
-        a0, b0 = max(0, start - w.context), end + w.context
+        end = min(frames, start + w.first)
+        a0, b0 = max(0, start - w.context), min(frames, end + w.context)
+        began = time.monotonic()
         if statistics is None:
-            outputs = self._pooled(plan, [[(a0, b0)], *self._probes(frames, a0, b0)])
-            yield self._audio(outputs[0][:1], a0, (start, end)), False
-            fed = self._fed(outputs)
+            batch = [[(a0, b0)], *self._probes(frames, a0, b0)]
+            outputs = self._pooled(plan, batch)
+            statistics = self._fed(outputs)
+            spectrum = outputs[0][:1]
         else:
-            fed, end = statistics, start
-        while end < frames:
-            a, end = end, min(frames, end + w.later)
-            if frames - end < w.later // 3:
-                end = frames  # no crumb of a last window
-            a0, b0 = max(0, a - w.context), min(frames, end + w.context)
-            features, harmonics = self._slice(plan, a0, b0)
-            feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
-            spectrum = self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **fed})[0]
-            yield self._audio(spectrum, a0, (a, end)), end >= frames
+            batch = [[(a0, b0)]]
+            spectrum = self._fed_run(plan, statistics, a0, b0)
+        self._timed(began, len(batch) * (b0 - a0))
+        yield self._audio(spectrum, a0, (start, end)), end >= frames
+        for a, b in schedule(self.windows, self.per_frame, frames, start, end):
+            a0, b0 = max(0, a - w.context), min(frames, b + w.context)
+            began = time.monotonic()
+            spectrum = self._fed_run(plan, statistics, a0, b0)
+            self._timed(began, b0 - a0)
+            yield self._audio(spectrum, a0, (a, b)), b >= frames
+
+    def _fed_run(
+        self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray], a0: int, b0: int
+    ) -> Any:
+        features, harmonics = self._slice(plan, a0, b0)
+        feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
+        return self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **statistics})[0]
+
+
+def schedule(
+    w: Windows, per_frame: float | None, frames: int, start: int, end: int
+) -> list[tuple[int, int]]:
+    """The windows after the first (which ends at `end`), [a, b) in frames. Paced,
+    each is as long as can be decoded (at `per_frame` seconds a frame) before the
+    audio in hand has played, up to `later` frames, but never so short that its
+    context makes it slower than the audio it gives (at least twice the break-even
+    size, and `first`); a CPU too slow to keep up at all gets `later` throughout.
+    Decided before the second window, so a call resumed after others had the model
+    goes on as it would have."""
+    per_frame = per_frame or 0.0
+    ahead = (end - start - LEAD_FRAMES) * SECONDS_PER_FRAME  # the onset is trimmed
+    shortest = w.later
+    if w.paced and 0 < per_frame < SECONDS_PER_FRAME:
+        even = 2 * w.context * per_frame / (SECONDS_PER_FRAME - per_frame)
+        shortest = min(w.later, max(w.first, int(2 * even) + 1))
+    spans = []
+    while end < frames:
+        size = w.later
+        if shortest < w.later:
+            fits = int(0.8 * ahead / per_frame) - 2 * w.context
+            size = max(shortest, min(w.later, fits))
+        a, end = end, min(frames, end + size)
+        if frames - end < w.later // 3:
+            end = frames  # no crumb of a last window
+        spans.append((a, end))
+        decoded = min(frames, end + w.context) - max(0, a - w.context)
+        ahead += (end - a) * SECONDS_PER_FRAME - decoded * per_frame
+    return spans

@@ -20,6 +20,7 @@ from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.runtime import ModelLoading
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
@@ -87,6 +88,12 @@ class Engine:
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
         self._split: SplitModel | None = loading.split_model
+        # What the voices' whole calls taught about the statistics windows need.
+        self._priors = (
+            VoicePriors(loading.split_dir / "priors", self._split.kinds)
+            if self._split is not None and loading.split_dir is not None
+            else None
+        )
         self._session = Interruptible(self._kokoro.sess)
         # With the cut model loaded, kokoro-onnx holds the plan part only (for its
         # tokenizer and voices): its create() must fail loudly, not return features.
@@ -222,7 +229,7 @@ class Engine:
         Between windows, `yield_to_others(tag)` tells whether another client should
         have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
         """
-        from kokoro_onnx.trim import trim
+        from kokoro_onnx.trim import rms, trim
 
         if self._split is None:
             yield self.run(call, tag), True
@@ -231,18 +238,26 @@ class Engine:
         try:
             plan = self._split.plan(self._inputs(call), tag)
             if not call.windowed or self._split.fits_one_window(plan):
-                audio = trim(self._split.whole(plan, tag))[0]
+                audio, statistics = self._split.decode(plan, tag)
+                if self._priors is not None:
+                    self._priors.learn(str(call.voice), statistics, self._split.frames(plan))
+                audio = trim(audio)[0]
                 self._yield_for = None  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(audio), pause]), True
                 return
         except Interrupted:
             self._yield_for = None
             raise
-        for index, (audio, last) in enumerate(self._split.windowed(plan)):
+        prior = self._priors.estimate(str(call.voice)) if self._priors is not None else None
+        _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
+        loudest = 0.0  # the call's loudest frame so far: what "silence" is relative to
+        for index, (audio, last) in enumerate(self._split.windowed(plan, prior)):
+            loudest = max(loudest, float(np.max(rms(y=audio), initial=0.0)))
             if index == 0:  # the silence before the first sound, as the whole call trims it
                 audio = audio[int(trim(audio)[1][0]) :]
-            if last:  # the model's trailing silence, as the whole call trims it
-                audio = audio[: int(trim(audio)[1][1])]
+            if last:  # the model's trailing silence, as the whole call trims it (its quiet
+                # end alone would keep half a second of near-silence before the pause)
+                audio = audio[: int(trim(audio, ref=loudest)[1][1])]
             # Faded where the call begins and ends only: windows join sample to sample.
             pcm = to_pcm16(audio, fade_in=index == 0, fade_out=last)
             yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)

@@ -213,7 +213,7 @@ class ModelLoading(threading.Thread):
         self._assets = assets
         self._threads = threads
         self._use_copy = use_copy
-        self._split = split  # the model's verified parts, to decode in windows
+        self.split_dir = split  # the model's verified parts, to decode in windows
         self._kokoro: Any = None
         self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
         self._error: BaseException | None = None
@@ -228,7 +228,7 @@ class ModelLoading(threading.Thread):
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
 
-            if self._split is not None and self._load_split(self._split):
+            if self.split_dir is not None and self._load_split(self.split_dir):
                 return
             with model_file(self._assets) as model:
                 copy = optimized_copy(self._assets.model) if self._use_copy else None
