@@ -190,7 +190,8 @@ def main() -> None:
     # The voice's statistics: learned from texts.SENTENCES (as above), and from the
     # other measured sentences (a voice that has said many like them).
     plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
-    own = [cut.statistics(plan) for plan in plans]
+    decoded = [cut.decode(plan) for plan in plans]  # the reference, and its statistics
+    own = [stats for _, stats in decoded]
     taught = windowed._priors.estimate(VOICE)
     rows = []
     for name, fed in (
@@ -209,12 +210,11 @@ def main() -> None:
                 estimate = others.estimate(VOICE)
             start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
             pieces = [a for a, _ in cut.windowed(plan, estimate)]
-            distances.append(log_mel_distance(cut.whole(plan)[start:], np.concatenate(pieces)))
+            reference = decoded[index][0][start:]
+            distances.append(log_mel_distance(reference, np.concatenate(pieces)))
         rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
     configs = {
         "windows, 1 probe row of 7 snippets (a voice not heard yet)": Windows(),
-        "windows, 1 probe row of 3 snippets": Windows(snippets=3),
-        "windows, 1 contiguous probe": Windows(snippets=1),
         "windows, 2 probe rows of 7 snippets": Windows(probes=2),
         "windows, 0 probes (the first window's statistics)": None,
     }
@@ -224,9 +224,9 @@ def main() -> None:
     }
     for name in configs:
         distances = []
-        for plan in plans:
+        for plan, (whole_audio, _) in zip(plans, decoded, strict=True):
             start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
-            reference = cut.whole(plan)[start:]
+            reference = whole_audio[start:]
             model = models[name]
             pieces = [a for a, _ in model.windowed(plan)]
             distances.append(log_mel_distance(reference, np.concatenate(pieces)))
@@ -235,9 +235,8 @@ def main() -> None:
     # (each planned alone, the generator run once over both, as a call holding two
     # short sentences is), against the sentence decoded alone.
     distances = []
-    for plan, other in zip(plans, plans[1:] + plans[:1], strict=True):
+    for plan, other, (alone, _) in zip(plans, plans[1:] + plans[:1], decoded, strict=True):
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
-        alone = cut.whole(plan)
         after = cut.whole(after_another(other, plan))[-len(alone) :]
         distances.append(log_mel_distance(alone[start:], after[start:]))
     rows.append(

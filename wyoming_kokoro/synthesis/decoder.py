@@ -21,6 +21,7 @@ silence) are not decoded in windows, but for the last few.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -204,7 +205,7 @@ class SplitModel:
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
-        end = min(frames, start + w.first)
+        end = min(frames, start + first_size(w, self.per_frame))
         a0, b0 = max(0, start - w.context), min(frames, end + w.context)
         began = time.monotonic()
         if statistics is None:
@@ -244,10 +245,7 @@ def schedule(
     goes on as it would have."""
     per_frame = per_frame or 0.0
     ahead = (end - start - LEAD_FRAMES) * SECONDS_PER_FRAME  # the onset is trimmed
-    shortest = w.later
-    if w.paced and 0 < per_frame < SECONDS_PER_FRAME:
-        even = 2 * w.context * per_frame / (SECONDS_PER_FRAME - per_frame)
-        shortest = min(w.later, max(w.first, int(2 * even) + 1))
+    shortest = _shortest(w, per_frame)
     spans = []
     while end < frames:
         size = w.later
@@ -261,3 +259,24 @@ def schedule(
         decoded = min(frames, end + w.context) - max(0, a - w.context)
         ahead += (end - a) * SECONDS_PER_FRAME - decoded * per_frame
     return spans
+
+
+def _shortest(w: Windows, per_frame: float) -> int:
+    """The shortest later window worth decoding: twice the size at which its context
+    makes it as slow as the audio it gives, and at least `first` frames; `later` when
+    the CPU cannot keep up at all (or pacing is off)."""
+    if not w.paced or not 0 < per_frame < SECONDS_PER_FRAME:
+        return w.later
+    even = 2 * w.context * per_frame / (SECONDS_PER_FRAME - per_frame)
+    return min(w.later, max(w.first, int(2 * even) + 1))
+
+
+def first_size(w: Windows, per_frame: float | None) -> int:
+    """The first window: `first` frames, or as many more as its audio needs to last
+    while the shortest later window is decoded (the cost per frame known from
+    earlier calls); else a listener would hear a gap right after it."""
+    shortest = _shortest(w, per_frame or 0.0)
+    if shortest >= w.later or per_frame is None:
+        return w.first
+    needed = (shortest + 2 * w.context) * per_frame / (0.8 * SECONDS_PER_FRAME)
+    return max(w.first, math.ceil(needed) + LEAD_FRAMES)
