@@ -8,8 +8,9 @@ voice's calls, weighted by frames, is closer to a new call's than the probe rows
 are once it holds a few calls. So the engine learns one average per voice and,
 once it is trusted, decodes a listener's first call without probes.
 
-Kept beside the cut model, one small file per voice, so a worker that exits when
-idle does not forget: the next burst's first call is the one a listener waits for.
+Kept beside the cut model, one file per voice (about 240 KB), so a worker that
+exits when idle does not forget: the next burst's first call is the one a listener
+waits for.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ class VoicePriors:
             with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
                 aside = f.name
                 np.savez(f, **arrays)
+            os.chmod(aside, 0o644)  # as the cache's other files (temporary files are 0600)
             os.replace(aside, path)
         except OSError as err:  # a read-only cache: the average lives as long as we do
             _LOGGER.debug("Cannot keep the statistics learned for %s: %s", voice, err)
