@@ -38,8 +38,9 @@ from texts import (
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis import graph, prior, split
-from wyoming_kokoro.synthesis.decoder import SplitModel, Windows
+from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.pacing import Windows
 from wyoming_kokoro.synthesis.prior import VoicePriors
 
 VOICE = "jm_kumo"

@@ -1,23 +1,14 @@
-"""What a voice's calls teach the windows, and how the windows after the first are sized.
+"""What a voice's calls teach the windows.
 
-No model here: the statistics are made-up arrays of the kinds the generator feeds, and
-the window schedule is plain arithmetic on a cost per frame.
+No model here: the statistics are made-up arrays of the kinds the generator feeds.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 
 import numpy as np
 
-from wyoming_kokoro.synthesis.decoder import (
-    LEAD_FRAMES,
-    SECONDS_PER_FRAME,
-    Windows,
-    first_size,
-    schedule,
-)
 from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
 
 KINDS = {"mean/fed": np.dtype(np.float32), "scale/fed": np.dtype(np.float32)}
@@ -85,42 +76,3 @@ def test_a_cache_it_cannot_write_keeps_the_average_in_memory(tmp_path) -> None:
         priors.learn("af_heart", statistics(2.0), MIN_FRAMES)
     assert priors.estimate("af_heart") is not None
     assert [p.name for p in tmp_path.iterdir()] == ["a file"]
-
-
-def played(w: Windows, per_frame: float, frames: int = 400) -> tuple[list[int], float]:
-    """The windows' sizes, and the silence a listener would hear between them if each
-    took exactly `per_frame` a frame decoded (the first one's audio starts at 0)."""
-    start = 15
-    end = start + first_size(w, per_frame)
-    spans = schedule(w, per_frame, frames, start, end)
-    assert spans[0][0] == end and spans[-1][1] == frames
-    assert all(b == c for (_, b), (c, _) in itertools.pairwise(spans))
-    clock, audio_ends, silence = 0.0, (end - start - LEAD_FRAMES) * SECONDS_PER_FRAME, 0.0
-    for a, b in spans:
-        clock += (min(frames, b + w.context) - max(0, a - w.context)) * per_frame
-        silence += max(0.0, clock - audio_ends)
-        audio_ends = max(audio_ends, clock) + (b - a) * SECONDS_PER_FRAME
-    return [b - a for a, b in spans], silence
-
-
-def test_windows_after_the_first_grow_so_the_audio_never_runs_dry() -> None:
-    # 8.6 ms a frame: this machine's generator on a usual day; 11 ms on a slow one.
-    # Fixed 48-frame windows leave a gap after the first (60 frames to decode, 0.3 s
-    # of audio in hand).
-    for per_frame in (0.0086, 0.011):
-        sizes, silence = played(Windows(), per_frame)
-        assert silence == 0.0 and sizes[0] < Windows().later
-        assert max(sizes) == Windows().later and sizes[:-1] == sorted(sizes[:-1])
-        assert played(Windows(paced=False), per_frame)[1] > 0.2
-    # The first window is longer only as much as the second one needs.
-    assert first_size(Windows(), None) == first_size(Windows(), 0.0086) - 1 == Windows().first
-    assert first_size(Windows(), 0.011) == 22
-
-
-def test_a_cpu_that_cannot_keep_up_gets_the_longest_windows() -> None:
-    sizes, _ = played(Windows(), 0.030)  # slower than real time at any size
-    assert sizes[:-1] == [Windows().later] * (len(sizes) - 1)
-    assert first_size(Windows(), 0.030) == Windows().first  # no use waiting longer
-    # 15 ms: windows shorter than 18 frames would be slower than the audio they give.
-    sizes, silence = played(Windows(), 0.015)
-    assert min(sizes[:-1]) >= 2 * 18 and silence == 0.0

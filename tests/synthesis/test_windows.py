@@ -20,8 +20,9 @@ from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
 from wyoming_kokoro.catalog.cut import split_dir
 from wyoming_kokoro.protocol import Audio, Next, Piece, Preempt
 from wyoming_kokoro.synthesis import graph, split
-from wyoming_kokoro.synthesis.decoder import SplitModel, first_size
+from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.pacing import first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 from wyoming_kokoro.synthesis.runtime import create_session
 
@@ -100,7 +101,7 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut) -> Non
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
     # No text cut: the sentence is one call, as it is without a listener.
     assert [c.phonemes for c in calls] == [c.phonemes for c in engine.plan(LONG, voice)]
-    first = first_size(engine._split.windows, engine._split.per_frame)  # 16 frames, 0.4 s,
+    first = first_size(engine._split.windows, engine._split.clock.per_frame())  # 16 frames, 0.4 s,
     pieces = list(engine.stream(calls[0]))  # unless the CPU is slow (then what it needs)
     assert len(pieces) >= 3 and [last for _, last in pieces][-1]
     assert 0 < len(pieces[0][0]) <= graph.SAMPLES_PER_FRAME * first

@@ -12,8 +12,9 @@ has one; else the first window is decoded in one batch with `probes` rows as lon
 as it, each made of `snippets` short pieces spread over the rest of the call, and
 their statistics, pooled, are the estimate.
 
-Later windows are as long as can be decoded before the audio in hand has played
-(timed as they run), up to `later` frames: a newcomer waits at most that long.
+How long the windows are is `pacing.py`'s: later ones as long as can be decoded
+before the audio in hand has played, up to `later` frames (a newcomer waits at
+most that long).
 
 The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
 silence) are not decoded in windows, but for the last few.
@@ -21,10 +22,8 @@ silence) are not decoded in windows, but for the last few.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,25 +41,10 @@ from wyoming_kokoro.synthesis.graph import (
     TAIL,
     fed_input,
 )
+from wyoming_kokoro.synthesis.pacing import LEAD_FRAMES, Clock, Windows, first_size, schedule
 from wyoming_kokoro.synthesis.stopping import StopSwitch
 
 _HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
-LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
-SECONDS_PER_FRAME = SAMPLES_PER_FRAME / 24_000
-
-
-@dataclass(frozen=True)
-class Windows:
-    """How a call is cut into windows, in frames of 25 ms."""
-
-    first: int = 16  # the first window: the first audio a listener hears
-    later: int = 48  # every later window
-    context: int = 6  # decoded on each side of a window and dropped
-    probes: int = 1  # rows decoded with the first window, for the statistics
-    snippets: int = 7  # pieces each probe row is made of, spread over the call
-    # Later windows sized to what can be decoded before the audio in hand has played
-    # (up to `later`); off: every later window is `later` frames.
-    paced: bool = True
 
 
 class SplitModel:
@@ -80,9 +64,8 @@ class SplitModel:
             for value in self._generator.get_inputs()
             if value.name.endswith("/fed")
         }
-        # Seconds the generator takes per frame here: the fastest run timed so far
-        # (a first run pays allocations once, and other work only slows one down).
-        self.per_frame: float | None = None
+        # What the generator's runs cost here, for sizing windows.
+        self.clock = Clock()
         # Stops the plan or a whole decode; windows are not stopped: their caller
         # lets others go between them.
         self.switch = StopSwitch()
@@ -147,12 +130,9 @@ class SplitModel:
         frames = self.frames(plan)
         began = time.monotonic()
         outputs = self._pooled(plan, [[(0, frames)]], tag)
-        self._timed(began, frames)
-        return self._audio(outputs[0], 0, (0, frames)), self._fed(outputs)
-
-    def _timed(self, began: float, frames: int) -> None:
-        spent = (time.monotonic() - began) / max(frames, 1)
-        self.per_frame = spent if self.per_frame is None else min(self.per_frame, spent)
+        audio = self._audio(outputs[0], 0, (0, frames))
+        self.clock.timed(frames, time.monotonic() - began, window=False)
+        return audio, self._fed(outputs)
 
     @property
     def kinds(self) -> dict[str, np.dtype]:
@@ -205,7 +185,10 @@ class SplitModel:
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
-        end = min(frames, start + first_size(w, self.per_frame))
+        # The schedule is sized with the cost the first window was sized with: else
+        # the first window's own time could ask for a second it has no audio for.
+        per_frame = self.clock.per_frame()
+        end = min(frames, start + first_size(w, per_frame))
         a0, b0 = max(0, start - w.context), min(frames, end + w.context)
         began = time.monotonic()
         if statistics is None:
@@ -216,14 +199,15 @@ class SplitModel:
         else:
             batch = [[(a0, b0)]]
             spectrum = self._fed_run(plan, statistics, a0, b0)
-        self._timed(began, len(batch) * (b0 - a0))
-        yield self._audio(spectrum, a0, (start, end)), end >= frames
-        for a, b in schedule(self.windows, self.per_frame, frames, start, end):
+        audio = self._audio(spectrum, a0, (start, end))
+        self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, len(batch) == 1)
+        yield audio, end >= frames
+        for a, b in schedule(w, per_frame or self.clock.per_frame(), frames, start, end):
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)
             began = time.monotonic()
-            spectrum = self._fed_run(plan, statistics, a0, b0)
-            self._timed(began, b0 - a0)
-            yield self._audio(spectrum, a0, (a, b)), b >= frames
+            audio = self._audio(self._fed_run(plan, statistics, a0, b0), a0, (a, b))
+            self.clock.timed(b0 - a0, time.monotonic() - began)
+            yield audio, b >= frames
 
     def _fed_run(
         self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray], a0: int, b0: int
@@ -231,52 +215,3 @@ class SplitModel:
         features, harmonics = self._slice(plan, a0, b0)
         feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
         return self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **statistics})[0]
-
-
-def schedule(
-    w: Windows, per_frame: float | None, frames: int, start: int, end: int
-) -> list[tuple[int, int]]:
-    """The windows after the first (which ends at `end`), [a, b) in frames. Paced,
-    each is as long as can be decoded (at `per_frame` seconds a frame) before the
-    audio in hand has played, up to `later` frames, but never so short that its
-    context makes it slower than the audio it gives (at least twice the break-even
-    size, and `first`); a CPU too slow to keep up at all gets `later` throughout.
-    Decided before the second window, so a call resumed after others had the model
-    goes on as it would have."""
-    per_frame = per_frame or 0.0
-    ahead = (end - start - LEAD_FRAMES) * SECONDS_PER_FRAME  # the onset is trimmed
-    shortest = _shortest(w, per_frame)
-    spans = []
-    while end < frames:
-        size = w.later
-        if shortest < w.later:
-            fits = int(0.8 * ahead / per_frame) - 2 * w.context
-            size = max(shortest, min(w.later, fits))
-        a, end = end, min(frames, end + size)
-        if frames - end < w.later // 3:
-            end = frames  # no crumb of a last window
-        spans.append((a, end))
-        decoded = min(frames, end + w.context) - max(0, a - w.context)
-        ahead += (end - a) * SECONDS_PER_FRAME - decoded * per_frame
-    return spans
-
-
-def _shortest(w: Windows, per_frame: float) -> int:
-    """The shortest later window worth decoding: twice the size at which its context
-    makes it as slow as the audio it gives, and at least `first` frames; `later` when
-    the CPU cannot keep up at all (or pacing is off)."""
-    if not w.paced or not 0 < per_frame < SECONDS_PER_FRAME:
-        return w.later
-    even = 2 * w.context * per_frame / (SECONDS_PER_FRAME - per_frame)
-    return min(w.later, max(w.first, int(2 * even) + 1))
-
-
-def first_size(w: Windows, per_frame: float | None) -> int:
-    """The first window: `first` frames, or as many more as its audio needs to last
-    while the shortest later window is decoded (the cost per frame known from
-    earlier calls); else a listener would hear a gap right after it."""
-    shortest = _shortest(w, per_frame or 0.0)
-    if shortest >= w.later or per_frame is None:
-        return w.first
-    needed = (shortest + 2 * w.context) * per_frame / (0.8 * SECONDS_PER_FRAME)
-    return max(w.first, math.ceil(needed) + LEAD_FRAMES)
