@@ -34,6 +34,7 @@ from texts import (
     HELD_OUT_MORE,
     HELD_OUT_SUBJECT,
     SENTENCES,
+    SENTENCES_JA,
 )
 
 from wyoming_kokoro.catalog.assets import resolve
@@ -107,6 +108,11 @@ def main() -> None:
         for _ in windowed.speak(text, voice):
             pass
     assert windowed._priors.estimate(VOICE) is not None
+    if not args.english_only:
+        for text in SENTENCES_JA:
+            for _ in windowed.speak(text, windowed.voice(VOICE_JA), lang="ja"):
+                pass
+        assert windowed._priors.estimate(VOICE_JA) is not None
     load = os.getloadavg()[0]
     if args.heard_only:
         print_heard(whole, windowed, texts, args.sentences, args.english_only)
