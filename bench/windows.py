@@ -107,12 +107,12 @@ def main() -> None:
     for text in SENTENCES[: prior.TRUSTED]:
         for _ in windowed.speak(text, voice):
             pass
-    assert windowed._priors.estimate(VOICE) is not None
+    assert windowed._priors.calls(VOICE) >= prior.TRUSTED
     if not args.english_only:
         for text in SENTENCES_JA:
             for _ in windowed.speak(text, windowed.voice(VOICE_JA), lang="ja"):
                 pass
-        assert windowed._priors.estimate(VOICE_JA) is not None
+        assert windowed._priors.calls(VOICE_JA) >= prior.TRUSTED
     load = os.getloadavg()[0]
     if args.heard_only:
         print_heard(whole, windowed, texts, args.sentences, args.english_only)
@@ -199,22 +199,31 @@ def main() -> None:
     plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
     decoded = [cut.decode(plan) for plan in plans]  # the reference, and its statistics
     own = [stats for _, stats in decoded]
-    taught = windowed._priors.estimate(VOICE)
+    # The same calls' plain frame-weighted average (the estimate before the line in
+    # 1 / frames), to show the line's gain in this run.
+    taught = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in SENTENCES]
+    taught = [p for p in taught if cut.frames(p) >= prior.MIN_FRAMES][: prior.TRUSTED]
+    plain = weighted_average([cut.statistics(p) for p in taught], [cut.frames(p) for p in taught])
+
+    def leave_one_out(index: int, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+        others = VoicePriors(None, cut.kinds)
+        for j, stats in enumerate(own):
+            if j != index:
+                others.learn(VOICE, stats, cut.frames(plans[j]))
+        return others.estimate(VOICE, cut.frames(plan))
+
+    estimators: dict[str, Callable[[int, dict[str, np.ndarray]], dict | None]] = {
+        f"windows, the voice's statistics from {prior.TRUSTED} other calls (default)": (
+            lambda i, plan: windowed._priors.estimate(VOICE, cut.frames(plan))
+        ),
+        f"windows, the plain average of the same {prior.TRUSTED} calls": (lambda i, plan: plain),
+        "windows, the voice's statistics from the other measured sentences": leave_one_out,
+    }
     rows = []
-    for name, fed in (
-        (f"windows, the voice's statistics from {prior.TRUSTED} other calls (default)", None),
-        ("windows, the voice's statistics from the other measured sentences", own),
-    ):
+    for name, estimator in estimators.items():
         distances = []
         for index, plan in enumerate(plans):
-            if fed is None:
-                estimate = taught
-            else:
-                others = VoicePriors(None, cut.kinds)
-                for j, stats in enumerate(fed):
-                    if j != index:
-                        others.learn(VOICE, stats, cut.frames(plans[j]))
-                estimate = others.estimate(VOICE)
+            estimate = estimator(index, plan)
             start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
             pieces = [a for a, _ in cut.windowed(plan, estimate)]
             reference = decoded[index][0][start:]
@@ -273,6 +282,21 @@ def print_heard(
             f"sentences, {lang}, {name})\n"
         )
         print(table(["path", measure], rows))
+
+
+def weighted_average(
+    statistics: list[dict[str, np.ndarray]], frames: list[int]
+) -> dict[str, np.ndarray]:
+    """The statistics' average weighted by frames, in their own types."""
+    average = {}
+    for name, first in statistics[0].items():
+        mean = sum(
+            f * np.asarray(s[name], np.float64) for s, f in zip(statistics, frames, strict=False)
+        )
+        mean = mean / sum(frames)
+        average[name] = np.asarray(np.round(mean) if first.dtype == np.uint8 else mean)
+        average[name] = average[name].astype(first.dtype)
+    return average
 
 
 def after_another(first: dict[str, np.ndarray], plan: dict[str, np.ndarray]) -> dict:

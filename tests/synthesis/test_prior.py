@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pytest
 
 from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
 
@@ -23,33 +24,61 @@ def statistics(value: float) -> dict[str, np.ndarray]:
     }
 
 
-def test_a_voice_is_trusted_after_enough_calls_and_weighted_by_their_frames(tmp_path) -> None:
+def test_a_voice_is_trusted_after_enough_calls_of_two_seconds_or_more(tmp_path) -> None:
     priors = VoicePriors(tmp_path, KINDS)
     for _ in range(TRUSTED - 1):
         priors.learn("af_heart", statistics(10.0), MIN_FRAMES)
-    assert priors.estimate("af_heart") is None  # not enough calls yet
+    assert priors.estimate("af_heart", 100) is None  # not enough calls yet
     priors.learn("af_heart", statistics(10.0), MIN_FRAMES - 1)  # mostly pad: not learned
     assert priors.calls("af_heart") == TRUSTED - 1
-    priors.learn("af_heart", statistics(110.0), 7 * MIN_FRAMES)
-    estimate = priors.estimate("af_heart")
+    priors.learn("af_heart", statistics(30.0), MIN_FRAMES)
+    estimate = priors.estimate("af_heart", 100)
     assert estimate is not None
-    # (7 calls x 10 + 7 x 110) / 14 call-lengths: the long call counts for its frames.
-    assert np.allclose(estimate["mean/fed"], 60.0) and estimate["mean/fed"].shape == (1, 4, 1)
+    # All of one length: the plain average, (7 x 10 + 30) / 8.
+    assert np.allclose(estimate["mean/fed"], 12.5) and estimate["mean/fed"].shape == (1, 4, 1)
     assert estimate["mean/fed"].dtype == np.float32 and estimate["scale/fed"].shape == ()
-    assert estimate["zero/fed"].dtype == np.uint8 and int(estimate["zero/fed"]) == 60
-    assert priors.estimate("af_bella") is None  # per voice
+    assert estimate["zero/fed"].dtype == np.uint8 and int(estimate["zero/fed"]) == 12
+    assert priors.estimate("af_bella", 100) is None  # per voice
+
+
+def test_the_estimate_follows_the_length_of_the_call(tmp_path) -> None:
+    # A short call's pad and silence weigh more in its statistics: here each is
+    # exactly 5 + 400 / frames, and the estimate follows that line.
+    priors = VoicePriors(tmp_path, KINDS)
+    for frames in (80, 100, 120, 150, 180, 220, 260, 300):
+        priors.learn("af_heart", statistics(5.0 + 400.0 / frames), frames)
+
+    def mean_at(frames: int) -> float:
+        estimate = priors.estimate("af_heart", frames)
+        assert estimate is not None
+        return float(estimate["mean/fed"].ravel()[0])
+
+    # Within the slope's shrinking (few calls must not tilt the line wildly).
+    assert mean_at(100) == pytest.approx(9.0, abs=0.15)
+    assert mean_at(250) == pytest.approx(6.6, abs=0.15)
+    assert mean_at(90) > mean_at(100) > mean_at(250)
+    # Never shorter than the calls it has seen; longer ones run towards the intercept.
+    assert mean_at(10) == mean_at(80)
+    assert 5.0 < mean_at(2000) < mean_at(300)
 
 
 def test_what_a_worker_learned_the_next_one_knows(tmp_path) -> None:
     first = VoicePriors(tmp_path, KINDS)
     for value in range(TRUSTED):
-        first.learn("af_bella(0.5)+af_sky(0.5)", statistics(float(value)), MIN_FRAMES)
+        first.learn("af_bella(0.5)+af_sky(0.5)", statistics(float(value)), MIN_FRAMES + value)
     files = list(tmp_path.iterdir())
     assert [f.suffix for f in files] == [".npz"]  # one file, nothing left aside
-    again = VoicePriors(tmp_path, KINDS).estimate("af_bella(0.5)+af_sky(0.5)")
-    expected = first.estimate("af_bella(0.5)+af_sky(0.5)")
-    assert again is not None and expected is not None
-    assert all(np.array_equal(again[k], expected[k]) for k in KINDS)
+    for frames in (MIN_FRAMES, 3 * MIN_FRAMES):
+        again = VoicePriors(tmp_path, KINDS).estimate("af_bella(0.5)+af_sky(0.5)", frames)
+        expected = first.estimate("af_bella(0.5)+af_sky(0.5)", frames)
+        assert again is not None and expected is not None
+        assert all(
+            np.allclose(
+                again[k],
+                expected[k],
+            )
+            for k in KINDS
+        )
 
 
 def test_a_damaged_or_foreign_file_is_ignored_and_learned_afresh(tmp_path, caplog) -> None:
@@ -63,7 +92,7 @@ def test_a_damaged_or_foreign_file_is_ignored_and_learned_afresh(tmp_path, caplo
     assert "another model graph" in caplog.text
     path.write_bytes(b"not a numpy file")
     fresh = VoicePriors(tmp_path, KINDS)
-    assert fresh.estimate("af_heart") is None
+    assert fresh.estimate("af_heart", 100) is None
     fresh.learn("af_heart", statistics(1.0), MIN_FRAMES)  # and overwrites it
     assert VoicePriors(tmp_path, KINDS).calls("af_heart") == 1
 
@@ -74,5 +103,5 @@ def test_a_cache_it_cannot_write_keeps_the_average_in_memory(tmp_path) -> None:
     priors = VoicePriors(blocked / "priors", KINDS)
     for _ in range(TRUSTED):
         priors.learn("af_heart", statistics(2.0), MIN_FRAMES)
-    assert priors.estimate("af_heart") is not None
+    assert priors.estimate("af_heart", 100) is not None
     assert [p.name for p in tmp_path.iterdir()] == ["a file"]

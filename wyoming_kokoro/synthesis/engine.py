@@ -20,6 +20,7 @@ from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.runtime import ModelLoading
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible
@@ -28,6 +29,7 @@ from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
+_TRIM_HOP = 512  # kokoro-onnx's trim judges silence in steps of this many samples
 
 
 @dataclass
@@ -248,16 +250,28 @@ class Engine:
         except Interrupted:
             self._yield_for = None
             raise
-        prior = self._priors.estimate(str(call.voice)) if self._priors is not None else None
+        prior = (
+            self._priors.estimate(str(call.voice), self._split.frames(plan))
+            if self._priors is not None
+            else None
+        )
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
         loudest = 0.0  # the call's loudest frame so far: what "silence" is relative to
-        for index, (audio, last) in enumerate(self._split.windowed(plan, prior)):
+        # Where the window begins in the whole call's audio: the trim's steps are counted
+        # from there, so the call ends where its whole decode would, however it was cut.
+        position = SAMPLES_PER_FRAME * self._split.first_frame(plan)
+        windows = self._split.windowed(plan, prior)
+        for index, (audio, last) in enumerate(windows):
             loudest = max(loudest, float(np.max(rms(y=audio), initial=0.0)))
-            if index == 0:  # the silence before the first sound, as the whole call trims it
-                audio = audio[int(trim(audio)[1][0]) :]
+            begin, end = 0, len(audio)
             if last:  # the model's trailing silence, as the whole call trims it (its quiet
                 # end alone would keep half a second of near-silence before the pause)
-                audio = audio[: int(trim(audio, ref=loudest)[1][1])]
+                step = -position % _TRIM_HOP
+                end = step + int(trim(audio[step:], ref=loudest)[1][1])
+            if index == 0:  # the silence before the first sound, as the whole call trims it
+                begin = min(end, int(trim(audio)[1][0]))
+            position += len(audio)
+            audio = audio[begin:end]
             # Faded where the call begins and ends only: windows join sample to sample.
             pcm = to_pcm16(audio, fade_in=index == 0, fade_out=last)
             yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
