@@ -200,7 +200,7 @@ class SplitModel:
             batch = [[(a0, b0)]]
             spectrum = self._fed_run(plan, statistics, a0, b0)
         audio = self._audio(spectrum, a0, (start, end))
-        self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, len(batch) == 1)
+        self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, window=len(batch) == 1)
         yield audio, end >= frames
         for a, b in schedule(w, per_frame or self.clock.per_frame(), frames, start, end):
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)
