@@ -119,6 +119,9 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     plan = engine._split.plan(engine._inputs(call))
     for _ in range(TRUSTED - 1):
         engine._priors.learn("jm_kumo", engine._split.statistics(plan), engine._split.frames(plan))
+    # Windows of fixed sizes: the onset is trimmed against the first window's own
+    # loudest frame, so where it falls moves with the first window's clock-paced length.
+    engine._split.windows = replace(engine._split.windows, paced=False)
     windows = [pcm for pcm, _ in engine.stream(call)]
     assert len(windows) >= 3
     whole = engine.run(call)

@@ -29,7 +29,7 @@ from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
-_TRIM_HOP = 512  # kokoro-onnx's trim judges silence in steps of this many samples
+_TRIM_HOP = 512  # the trim judges silence in steps of this many samples (its default)
 
 
 @dataclass
@@ -243,7 +243,7 @@ class Engine:
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.frames(plan))
-                audio = trim(audio)[0]
+                audio = trim(audio, hop_length=_TRIM_HOP)[0]
                 self._yield_for = None  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(audio), pause]), True
                 return
@@ -267,9 +267,9 @@ class Engine:
             if last:  # the model's trailing silence, as the whole call trims it (its quiet
                 # end alone would keep half a second of near-silence before the pause)
                 step = -position % _TRIM_HOP
-                end = step + int(trim(audio[step:], ref=loudest)[1][1])
+                end = step + int(trim(audio[step:], ref=loudest, hop_length=_TRIM_HOP)[1][1])
             if index == 0:  # the silence before the first sound, as the whole call trims it
-                begin = min(end, int(trim(audio)[1][0]))
+                begin = min(end, int(trim(audio, hop_length=_TRIM_HOP)[1][0]))
             position += len(audio)
             audio = audio[begin:end]
             # Faded where the call begins and ends only: windows join sample to sample.
