@@ -206,6 +206,24 @@ def server() -> Iterator[ServerProcess]:
         yield running
 
 
+_RUN_CACHE = pytest.StashKey[Any]()
+
+
+def pytest_configure(config: Any) -> None:
+    """The run's own cache (tests/support/run_cache.py): tests teach the user's nothing."""
+    from support.run_cache import use_run_cache
+
+    config.stash[_RUN_CACHE] = use_run_cache()
+
+
+def pytest_unconfigure(config: Any) -> None:
+    from support.run_cache import remove
+
+    made = config.stash.get(_RUN_CACHE, None)
+    if made is not None:
+        remove(made)
+
+
 def pytest_sessionfinish(session: Any) -> None:
     """Each test process (one per xdist worker) leaves what its judge cost in the cache."""
     from support import judge as ear

@@ -17,7 +17,7 @@ CHANNELS = 1
 
 # A few milliseconds of fade at every seam: the model's output does not start
 # or end at zero, and a jump there is heard as a click.
-_FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
+FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
 
 
 def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> np.ndarray:
@@ -29,7 +29,7 @@ def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> 
     import numpy as np
 
     audio = np.asarray(audio, dtype=np.float32).copy()
-    n = min(_FADE_SAMPLES, len(audio) // 2)
+    n = min(FADE_SAMPLES, len(audio) // 2)
     if n:
         ramp = np.linspace(0.0, 1.0, n, dtype=np.float32)
         if fade_in:

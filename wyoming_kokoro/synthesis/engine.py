@@ -20,6 +20,7 @@ from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
 from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.runtime import ModelLoading
@@ -29,7 +30,6 @@ from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
-_TRIM_HOP = 512  # the trim judges silence in steps of this many samples (its default)
 
 
 @dataclass
@@ -231,8 +231,6 @@ class Engine:
         Between windows, `yield_to_others(tag)` tells whether another client should
         have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
         """
-        from kokoro_onnx.trim import rms, trim
-
         if self._split is None:
             yield self.run(call, tag), True
             return
@@ -243,9 +241,8 @@ class Engine:
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.frames(plan))
-                audio = trim(audio, hop_length=_TRIM_HOP)[0]
                 self._yield_for = None  # nothing is left to let others go after
-                yield np.concatenate([to_pcm16(audio), pause]), True
+                yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
                 return
         except Interrupted:
             self._yield_for = None
@@ -256,25 +253,14 @@ class Engine:
             else None
         )
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
-        loudest = 0.0  # the call's loudest frame so far: what "silence" is relative to
-        # Where the window begins in the whole call's audio: the trim's steps are counted
-        # from there, so the call ends where its whole decode would, however it was cut.
-        position = SAMPLES_PER_FRAME * self._split.first_frame(plan)
-        windows = self._split.windowed(plan, prior)
-        for index, (audio, last) in enumerate(windows):
-            loudest = max(loudest, float(np.max(rms(y=audio), initial=0.0)))
-            begin, end = 0, len(audio)
-            if last:  # the model's trailing silence, as the whole call trims it (its quiet
-                # end alone would keep half a second of near-silence before the pause)
-                step = -position % _TRIM_HOP
-                end = step + int(trim(audio[step:], ref=loudest, hop_length=_TRIM_HOP)[1][1])
-            if index == 0:  # the silence before the first sound, as the whole call trims it
-                begin = min(end, int(trim(audio, hop_length=_TRIM_HOP)[1][0]))
-            position += len(audio)
-            audio = audio[begin:end]
-            # Faded where the call begins and ends only: windows join sample to sample.
-            pcm = to_pcm16(audio, fade_in=index == 0, fade_out=last)
-            yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
+        edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
+        for audio, last in self._split.windowed(plan, prior):
+            audio = edges.cut(audio, last)
+            if len(audio) or last:  # else all of it is held back, a quiet stretch
+                # Faded where the call begins and ends only: windows join sample to sample.
+                pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
+                fade_in = False
+                yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""

@@ -1,0 +1,51 @@
+"""A cache directory of the test run's own, so tests teach nothing to the user's.
+
+The server learns as it speaks: each voice's statistics for windows (the cut model's
+`priors/`) and each voice's loudness (`loudness.json`) are kept in the cache. Servers,
+workers and kokoro-say started by the tests would otherwise learn from test sentences
+in the user's cache, and the next run would start from what this one taught. The run's
+cache links the model and its cut parts from the user's cache (nothing is copied or
+built again) and holds nothing learned.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+ENV = "KOKORO_CACHE_DIR"
+_LEARNED = {"priors", "loudness.json"}
+_OWNED = "KOKORO_TEST_CACHE"  # set where the run's cache was made, so it is made once
+
+
+def use_run_cache() -> Path | None:
+    """Point this process and those it starts at a cache of the run's own (made once
+    per run: test processes started by xdist inherit it); the directory to remove at
+    the end of the run, or None when this process did not make it."""
+    if os.environ.get(_OWNED):
+        return None
+    from wyoming_kokoro.catalog.assets import cache_dir
+
+    source = cache_dir()
+    run = Path(tempfile.mkdtemp(prefix="kokoro-test-cache-"))
+    if source.is_dir():
+        for entry in source.iterdir():
+            if entry.name in _LEARNED:
+                continue
+            if entry.is_dir() and entry.name.startswith("split-"):
+                # The cut model's entry: its parts linked, what it learned left out.
+                (run / entry.name).mkdir()
+                for part in entry.iterdir():
+                    if part.name not in _LEARNED:
+                        (run / entry.name / part.name).symlink_to(part)
+            else:
+                (run / entry.name).symlink_to(entry)
+    os.environ[ENV] = str(run)
+    os.environ[_OWNED] = "1"
+    return run
+
+
+def remove(run: Path) -> None:
+    shutil.rmtree(run, ignore_errors=True)
