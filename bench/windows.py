@@ -194,30 +194,42 @@ def main() -> None:
         )
 
     # -- how it sounds -------------------------------------------------------------
-    # The voice's statistics: learned from texts.SENTENCES (as above), and from the
-    # other measured sentences (a voice that has said many like them).
+    # The voice's statistics: learned from texts.SENTENCES (as above, the default once
+    # a voice has said 8 calls), and as a voice that has said more predicts them:
+    # taught the held-out sentences after the measured ones (never a measured one).
     plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
     decoded = [cut.decode(plan) for plan in plans]  # the reference, and its statistics
-    own = [stats for _, stats in decoded]
-    # The same calls' plain frame-weighted average (the estimate before the line in
-    # 1 / frames), to show the line's gain in this run.
+    # The same 8 calls' plain frame-weighted average (the first estimate windows had).
     taught = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in SENTENCES]
-    taught = [p for p in taught if cut.frames(p) >= prior.MIN_FRAMES][: prior.TRUSTED]
-    plain = weighted_average([cut.statistics(p) for p in taught], [cut.frames(p) for p in taught])
+    taught = [p for p in taught if cut.frames(p) >= prior.MIN_FRAMES]
+    taught_stats = [cut.statistics(p) for p in taught]
+    plain = weighted_average(taught_stats[: prior.TRUSTED], [cut.frames(p) for p in taught])
+    later = list(HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[len(texts) :]
+    more = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in later]
+    more = [p for p in more if cut.frames(p) >= prior.MIN_FRAMES]
+    more_stats = [cut.statistics(p) for p in more]
 
-    def leave_one_out(index: int, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-        others = VoicePriors(None, cut.kinds)
-        for j, stats in enumerate(own):
-            if j != index:
-                others.learn(VOICE, stats, cut.frames(plans[j]))
-        return others.estimate(VOICE, cut.frames(plan))
+    def spoken(calls: list[tuple[dict, dict]]) -> VoicePriors:
+        priors = VoicePriors(None, cut.kinds)
+        for plan, stats in calls:
+            priors.learn(VOICE, stats, cut.traits(plan))
+        return priors
+
+    heard = [*zip(taught, taught_stats, strict=True), *zip(more, more_stats, strict=True)]
+    sixteen = spoken(heard[:16])
+    many = spoken(list(zip(more, more_stats, strict=True)))
 
     estimators: dict[str, Callable[[int, dict[str, np.ndarray]], dict | None]] = {
-        f"windows, the voice's statistics from {prior.TRUSTED} other calls (default)": (
-            lambda i, plan: windowed._priors.estimate(VOICE, cut.frames(plan))
+        f"windows, the voice's statistics from {prior.TRUSTED} calls (default)": (
+            lambda i, plan: windowed._priors.estimate(VOICE, cut.traits(plan))
         ),
         f"windows, the plain average of the same {prior.TRUSTED} calls": (lambda i, plan: plain),
-        "windows, the voice's statistics from the other measured sentences": leave_one_out,
+        "windows, the voice's statistics from 16 calls": (
+            lambda i, plan: sixteen.estimate(VOICE, cut.traits(plan))
+        ),
+        f"windows, the voice's statistics from {len(more)} calls": (
+            lambda i, plan: many.estimate(VOICE, cut.traits(plan))
+        ),
     }
     rows = []
     for name, estimator in estimators.items():

@@ -10,7 +10,7 @@ import logging
 import numpy as np
 import pytest
 
-from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
+from wyoming_kokoro.synthesis.prior import KEPT, MIN_FRAMES, TRUSTED, Traits, VoicePriors
 
 KINDS = {"mean/fed": np.dtype(np.float32), "scale/fed": np.dtype(np.float32)}
 KINDS["zero/fed"] = np.dtype(np.uint8)
@@ -24,21 +24,25 @@ def statistics(value: float) -> dict[str, np.ndarray]:
     }
 
 
+def traits(frames: int, summary: float = 0.0) -> Traits:
+    return Traits(frames, np.full(8, summary))
+
+
 def test_a_voice_is_trusted_after_enough_calls_of_two_seconds_or_more(tmp_path) -> None:
     priors = VoicePriors(tmp_path, KINDS)
     for _ in range(TRUSTED - 1):
-        priors.learn("af_heart", statistics(10.0), MIN_FRAMES)
-    assert priors.estimate("af_heart", 100) is None  # not enough calls yet
-    priors.learn("af_heart", statistics(10.0), MIN_FRAMES - 1)  # mostly pad: not learned
+        priors.learn("af_heart", statistics(10.0), traits(MIN_FRAMES))
+    assert priors.estimate("af_heart", traits(100)) is None  # not enough calls yet
+    priors.learn("af_heart", statistics(10.0), traits(MIN_FRAMES - 1))  # mostly pad: not learned
     assert priors.calls("af_heart") == TRUSTED - 1
-    priors.learn("af_heart", statistics(30.0), MIN_FRAMES)
-    estimate = priors.estimate("af_heart", 100)
+    priors.learn("af_heart", statistics(30.0), traits(MIN_FRAMES))
+    estimate = priors.estimate("af_heart", traits(100))
     assert estimate is not None
     # All of one length: the plain average, (7 x 10 + 30) / 8.
     assert np.allclose(estimate["mean/fed"], 12.5) and estimate["mean/fed"].shape == (1, 4, 1)
     assert estimate["mean/fed"].dtype == np.float32 and estimate["scale/fed"].shape == ()
     assert estimate["zero/fed"].dtype == np.uint8 and int(estimate["zero/fed"]) == 12
-    assert priors.estimate("af_bella", 100) is None  # per voice
+    assert priors.estimate("af_bella", traits(100)) is None  # per voice
 
 
 def test_the_estimate_follows_the_length_of_the_call(tmp_path) -> None:
@@ -46,10 +50,10 @@ def test_the_estimate_follows_the_length_of_the_call(tmp_path) -> None:
     # exactly 5 + 400 / frames, and the estimate follows that line.
     priors = VoicePriors(tmp_path, KINDS)
     for frames in (80, 100, 120, 150, 180, 220, 260, 300):
-        priors.learn("af_heart", statistics(5.0 + 400.0 / frames), frames)
+        priors.learn("af_heart", statistics(5.0 + 400.0 / frames), traits(frames))
 
     def mean_at(frames: int) -> float:
-        estimate = priors.estimate("af_heart", frames)
+        estimate = priors.estimate("af_heart", traits(frames))
         assert estimate is not None
         return float(estimate["mean/fed"].ravel()[0])
 
@@ -62,15 +66,50 @@ def test_the_estimate_follows_the_length_of_the_call(tmp_path) -> None:
     assert 5.0 < mean_at(2000) < mean_at(300)
 
 
+def test_the_estimate_follows_what_the_plan_shows_of_the_call(tmp_path) -> None:
+    # Calls of one length whose statistics follow their plan's features: the
+    # estimate for a new call follows its features, not the calls' average.
+    rng = np.random.default_rng(1)
+    direction = rng.standard_normal(32)
+
+    def call(z: float) -> Traits:
+        return Traits(150, z * direction + 0.05 * rng.standard_normal(32))
+
+    priors = VoicePriors(tmp_path, KINDS)
+    taught = rng.uniform(-1.0, 1.0, 12)
+    for z in taught:
+        priors.learn("af_heart", statistics(10.0 + 4.0 * z), call(z))
+    for z in (-0.8, 0.0, 0.6):
+        estimate = priors.estimate("af_heart", call(z))
+        assert estimate is not None
+        truth, average = 10.0 + 4.0 * z, 10.0 + 4.0 * taught.mean()
+        error = abs(float(estimate["mean/fed"].ravel()[0]) - truth)
+        assert error < 0.2 * max(0.5, abs(average - truth))
+
+
+def test_the_latest_calls_are_kept(tmp_path) -> None:
+    priors = VoicePriors(tmp_path, KINDS)
+    for _ in range(KEPT):
+        priors.learn("af_heart", statistics(50.0), traits(MIN_FRAMES))
+    for _ in range(KEPT):  # the voice's calls changed: what it says now counts
+        priors.learn("af_heart", statistics(20.0), traits(MIN_FRAMES))
+    assert priors.calls("af_heart") == 2 * KEPT
+    estimate = priors.estimate("af_heart", traits(MIN_FRAMES))
+    assert estimate is not None and np.allclose(estimate["mean/fed"], 20.0)
+    again = VoicePriors(tmp_path, KINDS)  # as saved (every few calls)
+    assert again.calls("af_heart") == 2 * KEPT
+
+
 def test_what_a_worker_learned_the_next_one_knows(tmp_path) -> None:
     first = VoicePriors(tmp_path, KINDS)
     for value in range(TRUSTED):
-        first.learn("af_bella(0.5)+af_sky(0.5)", statistics(float(value)), MIN_FRAMES + value)
+        taught = traits(MIN_FRAMES + value, float(value % 3))
+        first.learn("af_bella(0.5)+af_sky(0.5)", statistics(float(value)), taught)
     files = list(tmp_path.iterdir())
     assert [f.suffix for f in files] == [".npz"]  # one file, nothing left aside
     for frames in (MIN_FRAMES, 3 * MIN_FRAMES):
-        again = VoicePriors(tmp_path, KINDS).estimate("af_bella(0.5)+af_sky(0.5)", frames)
-        expected = first.estimate("af_bella(0.5)+af_sky(0.5)", frames)
+        again = VoicePriors(tmp_path, KINDS).estimate("af_bella(0.5)+af_sky(0.5)", traits(frames))
+        expected = first.estimate("af_bella(0.5)+af_sky(0.5)", traits(frames))
         assert again is not None and expected is not None
         assert all(
             np.allclose(
@@ -84,7 +123,7 @@ def test_what_a_worker_learned_the_next_one_knows(tmp_path) -> None:
 def test_a_damaged_or_foreign_file_is_ignored_and_learned_afresh(tmp_path, caplog) -> None:
     priors = VoicePriors(tmp_path, KINDS)
     for _ in range(TRUSTED):
-        priors.learn("af_heart", statistics(1.0), MIN_FRAMES)
+        priors.learn("af_heart", statistics(1.0), traits(MIN_FRAMES))
     (path,) = tmp_path.iterdir()
     other = {"another/fed": np.dtype(np.float32)}  # another graph's values
     with caplog.at_level(logging.WARNING):
@@ -92,16 +131,16 @@ def test_a_damaged_or_foreign_file_is_ignored_and_learned_afresh(tmp_path, caplo
     assert "another model graph" in caplog.text
     path.write_bytes(b"not a numpy file")
     fresh = VoicePriors(tmp_path, KINDS)
-    assert fresh.estimate("af_heart", 100) is None
-    fresh.learn("af_heart", statistics(1.0), MIN_FRAMES)  # and overwrites it
+    assert fresh.estimate("af_heart", traits(100)) is None
+    fresh.learn("af_heart", statistics(1.0), traits(MIN_FRAMES))  # and overwrites it
     assert VoicePriors(tmp_path, KINDS).calls("af_heart") == 1
 
 
-def test_a_cache_it_cannot_write_keeps_the_average_in_memory(tmp_path) -> None:
+def test_a_cache_it_cannot_write_keeps_the_calls_in_memory(tmp_path) -> None:
     blocked = tmp_path / "a file"  # not a folder: nothing can be written below it
     blocked.write_text("")
     priors = VoicePriors(blocked / "priors", KINDS)
     for _ in range(TRUSTED):
-        priors.learn("af_heart", statistics(2.0), MIN_FRAMES)
-    assert priors.estimate("af_heart", 100) is not None
+        priors.learn("af_heart", statistics(2.0), traits(MIN_FRAMES))
+    assert priors.estimate("af_heart", traits(100)) is not None
     assert [p.name for p in tmp_path.iterdir()] == ["a file"]

@@ -118,7 +118,7 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     assert engine._priors.calls("jm_kumo") == 1
     plan = engine._split.plan(engine._inputs(call))
     for _ in range(TRUSTED - 1):
-        engine._priors.learn("jm_kumo", engine._split.statistics(plan), engine._split.frames(plan))
+        engine._priors.learn("jm_kumo", engine._split.statistics(plan), engine._split.traits(plan))
     # Paced by this machine's clock: wherever the first window ends, the trim's steps
     # are counted from the call's start, so the call begins and ends where its whole
     # decode does. Once the onset was judged on the first window's own steps (up to 1,056
@@ -149,7 +149,7 @@ def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine) -> No
     try:  # the same windows twice: their sizes no longer follow the clock
         pieces = [pcm for pcm, _ in engine.stream(call)]
         plan = split.plan(engine._inputs(call))
-        prior = engine._priors.estimate(str(voice), split.frames(plan)) if engine._priors else None
+        prior = engine._priors.estimate(str(voice), split.traits(plan)) if engine._priors else None
         windows = [audio for audio, _ in split.windowed(plan, prior)]
     finally:
         split.windows = paced

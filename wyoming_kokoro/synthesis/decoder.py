@@ -42,9 +42,11 @@ from wyoming_kokoro.synthesis.graph import (
     fed_input,
 )
 from wyoming_kokoro.synthesis.pacing import LEAD_FRAMES, Clock, Windows, first_size, schedule
+from wyoming_kokoro.synthesis.prior import Traits
 from wyoming_kokoro.synthesis.stopping import StopSwitch
 
 _HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
+_LEAK = 0.1  # the slope of the leaky ReLU before the generator's first upsampling
 
 
 class SplitModel:
@@ -118,6 +120,13 @@ class SplitModel:
 
     def frames(self, plan: dict[str, np.ndarray]) -> int:
         return int(plan[FEATURES].shape[2] // 2)
+
+    def traits(self, plan: dict[str, np.ndarray]) -> Traits:
+        """What the plan shows of the call's statistics: its length, and its features
+        as the generator's first layer takes them (leaky ReLU), averaged over time."""
+        features = plan[FEATURES][0]
+        activated = np.where(features > 0, features, _LEAK * features)
+        return Traits(self.frames(plan), activated.mean(axis=1, dtype=np.float64))
 
     def whole(self, plan: dict[str, np.ndarray], tag: object = None) -> np.ndarray:
         """The call decoded at once: the single graph's audio, bit for bit."""

@@ -240,7 +240,7 @@ class Engine:
             if not call.windowed or self._split.fits_one_window(plan):
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
-                    self._priors.learn(str(call.voice), statistics, self._split.frames(plan))
+                    self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
                 self._yield_for = None  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
                 return
@@ -248,7 +248,7 @@ class Engine:
             self._yield_for = None
             raise
         prior = (
-            self._priors.estimate(str(call.voice), self._split.frames(plan))
+            self._priors.estimate(str(call.voice), self._split.traits(plan))
             if self._priors is not None
             else None
         )
