@@ -203,7 +203,8 @@ def main() -> None:
     taught = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in SENTENCES]
     taught = [p for p in taught if cut.frames(p) >= prior.MIN_FRAMES]
     taught_stats = [cut.statistics(p) for p in taught]
-    plain = weighted_average(taught_stats[: prior.TRUSTED], [cut.frames(p) for p in taught])
+    first = taught[: prior.TRUSTED]
+    plain = weighted_average(taught_stats[: prior.TRUSTED], [cut.frames(p) for p in first])
     later = list(HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[len(texts) :]
     more = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in later]
     more = [p for p in more if cut.frames(p) >= prior.MIN_FRAMES]
