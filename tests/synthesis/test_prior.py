@@ -100,6 +100,15 @@ def test_the_latest_calls_are_kept(tmp_path) -> None:
     assert again.calls("af_heart") == 2 * KEPT
 
 
+def test_what_was_learned_since_the_last_save_is_kept_on_flush(tmp_path) -> None:
+    priors = VoicePriors(tmp_path, KINDS)
+    for _ in range(TRUSTED + 3):  # past TRUSTED, saved only every few calls
+        priors.learn("af_heart", statistics(4.0), traits(MIN_FRAMES))
+    assert VoicePriors(tmp_path, KINDS).calls("af_heart") == TRUSTED
+    priors.flush()  # as a worker does before it exits
+    assert VoicePriors(tmp_path, KINDS).calls("af_heart") == TRUSTED + 3
+
+
 def test_what_a_worker_learned_the_next_one_knows(tmp_path) -> None:
     first = VoicePriors(tmp_path, KINDS)
     for value in range(TRUSTED):

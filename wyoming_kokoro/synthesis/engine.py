@@ -294,6 +294,11 @@ class Engine:
         for call in self.plan(piece, voice, speed, lang, awaited):
             yield self.run(call)
 
+    def keep_learned(self) -> None:
+        """Save what the voices' calls taught since the last save, before exiting."""
+        if self._priors is not None:
+            self._priors.flush()
+
     def warm_up(self) -> None:
         """The first call is slower (allocations, kernels); pay it before a user waits."""
         started = time.monotonic()

@@ -229,4 +229,5 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     threading.Thread(target=read, name="worker messages", daemon=True).start()
     while (message := messages.get()) is not None and not isinstance(message, Stop):
         worker.handle(message)
+    engine.keep_learned()  # the next burst's worker starts from what this one learned
     return 0
