@@ -1,6 +1,6 @@
 """W: decoding in windows against whole calls, in-process, warm, one run.
 
-    .venv/bin/python bench/windows.py [--heard] [--sentences N]
+    .venv/bin/python bench/windows.py [--heard] [--sentences N] [--sound-only | --latency-only]
 
 Prints three tables: what each part of the cut model costs (and the fitted cost of
 the generator per frame); the first audio of a listener's first sentence by way of
@@ -83,6 +83,7 @@ def main() -> None:
     parser.add_argument("--heard", action="store_true", help="also ask the Whisper judge")
     parser.add_argument("--sentences", type=int, default=32)
     parser.add_argument("--sound-only", action="store_true", help="only W3 and W4")
+    parser.add_argument("--latency-only", action="store_true", help="only W1 and W2")
     parser.add_argument("--heard-only", action="store_true", help="only W4 (implies --heard)")
     parser.add_argument("--english-only", action="store_true", help="W4 without Japanese")
     args = parser.parse_args()
@@ -192,6 +193,9 @@ def main() -> None:
             "\nSilence inside: how long a listener playing the windows as they come would "
             "wait between two of them (the better of two runs per sentence)."
         )
+
+    if args.latency_only:
+        return
 
     # -- how it sounds -------------------------------------------------------------
     # The voice's statistics: learned from texts.SENTENCES (as above, the default once
