@@ -159,9 +159,9 @@ class VoicePriors:
         values = np.concatenate([np.ravel(statistics[name]) for name in self._names])
         held = self._held(voice)
         if held is None or held.summaries.shape[1] != len(traits.summary):
-            empty = np.zeros((0, len(traits.summary)), np.float32)
-            held = self._calls[voice] = _Calls(np.zeros(0, np.int64), empty, empty[:, :0])
-            held.values = np.zeros((0, len(values)), np.float32)
+            summaries = np.zeros((0, len(traits.summary)), np.float32)
+            empty = _Calls(np.zeros(0, np.int64), summaries, np.zeros((0, len(values)), np.float32))
+            held = self._calls[voice] = empty
         held.add(traits, values)
         self._unsaved.add(voice)
         if held.learned <= TRUSTED or held.learned % _SAVE_EVERY == 0:
