@@ -320,8 +320,8 @@ def after_another(first: dict[str, np.ndarray], plan: dict[str, np.ndarray]) -> 
     """`plan` preceded by `first` in one generator input (the style of `plan`)."""
     joined = dict(plan)
     joined[graph.FEATURES] = np.concatenate([first[graph.FEATURES], plan[graph.FEATURES]], 2)
-    joined[graph.HARMONICS] = np.concatenate(
-        [first[graph.HARMONICS][:, :, :-1], plan[graph.HARMONICS]], 2
+    joined[graph.SOURCE] = np.concatenate(
+        [first[graph.SOURCE][:, : -graph.SOURCE_TAIL], plan[graph.SOURCE]], 1
     )
     return joined
 

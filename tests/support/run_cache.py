@@ -34,7 +34,7 @@ def use_run_cache() -> Path | None:
         for entry in source.iterdir():
             if entry.name in _LEARNED:
                 continue
-            if entry.is_dir() and entry.name.startswith("split-"):
+            if entry.is_dir() and entry.name.startswith("split"):
                 # The cut model's entry: its parts linked, what it learned left out.
                 (run / entry.name).mkdir()
                 for part in entry.iterdir():

@@ -187,6 +187,21 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     assert len(calls) > 1  # the opening phrase is cut off instead
 
 
+def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) -> None:
+    rest = "6e742170d309016e-ort1.32.0"
+    older, target = tmp_path / f"split-{rest}", tmp_path / f"split2-{rest}"
+    other_runtime = tmp_path / "split-6e742170d309016e-ort1.31.0"
+    for entry in (older, other_runtime):
+        (entry / "priors").mkdir(parents=True)
+        (entry / "priors" / "jm_kumo.npz").write_bytes(b"learned")
+        (entry / graph.GENERATOR).write_bytes(b"part")
+    target.mkdir()
+    split._retire(target)
+    assert not older.exists()
+    assert (target / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
+    assert (other_runtime / graph.GENERATOR).exists()  # maybe another installation's
+
+
 def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
     with running_worker() as worker:
         # Both runs windowed with the voice's learned statistics: with probe rows

@@ -13,6 +13,7 @@ from wyoming_kokoro.catalog.files import BY_NAME
 
 _LOGGER = logging.getLogger(__name__)
 VERIFIED = "verified"
+LAYOUT = 2  # 2: the harmonic source's STFT moved from the plan into the generator
 
 
 def split_dir(model: Path, directory: Path | None = None) -> Path | None:
@@ -22,7 +23,19 @@ def split_dir(model: Path, directory: Path | None = None) -> Path | None:
     known = BY_NAME.get(model.name)
     if known is None or not known.name.endswith(".onnx"):
         return None
-    return (directory or cache_dir()) / f"split-{known.sha256[:16]}-ort{version('onnxruntime')}"
+    # LAYOUT names where the graph is cut: parts cut elsewhere are another entry.
+    name = f"split{LAYOUT}-{known.sha256[:16]}-ort{version('onnxruntime')}"
+    return (directory or cache_dir()) / name
+
+
+def superseded(target: Path) -> list[Path]:
+    """Entries of the same model and onnxruntime cut at an older layout than `target`
+    (another onnxruntime's entries may belong to another installation: left alone)."""
+    layout, _, rest = target.name.partition("-")
+    older = [f"split{n}-{rest}" for n in range(2, int(layout[len("split") :]))]
+    return [path for path in target.parent.glob("split*-" + rest) if path.name in older] + [
+        path for path in [target.parent / f"split-{rest}"] if path.is_dir()
+    ]
 
 
 def ready(model: Path) -> Path | None:

@@ -33,9 +33,10 @@ from wyoming_kokoro.synthesis.graph import (
     FEATURES,
     FED,
     GENERATOR,
-    HARMONICS,
     PLAN,
     SAMPLES_PER_FRAME,
+    SOURCE,
+    SOURCE_TAIL,
     SPECTRUM,
     STYLE_HALF,
     TAIL,
@@ -45,7 +46,6 @@ from wyoming_kokoro.synthesis.pacing import LEAD_FRAMES, Clock, Windows, first_s
 from wyoming_kokoro.synthesis.prior import Traits
 from wyoming_kokoro.synthesis.stopping import StopSwitch
 
-_HARMONIC_RATE = SAMPLES_PER_FRAME // 5  # samples of the harmonic source per frame
 _LEAK = 0.1  # the slope of the leaky ReLU before the generator's first upsampling
 
 
@@ -77,8 +77,8 @@ class SplitModel:
             return session.run(names, feed, options)
 
     def plan(self, inputs: dict[str, np.ndarray], tag: object = None) -> dict[str, np.ndarray]:
-        """Features, harmonic source, durations and style half for one call."""
-        names = [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+        """Features, harmonic source (a signal), durations and style half for one call."""
+        names = [FEATURES, SOURCE, DURATIONS, STYLE_HALF]
         outputs = self._stoppable(self.plan_session, names, inputs, tag)
         return dict(zip(names, outputs, strict=True))
 
@@ -86,8 +86,8 @@ class SplitModel:
 
     def _slice(self, plan: dict[str, np.ndarray], start: int, end: int) -> tuple[Any, Any]:
         features = plan[FEATURES][:, :, 2 * start : 2 * end]
-        harmonics = plan[HARMONICS][:, :, _HARMONIC_RATE * start : _HARMONIC_RATE * end + 1]
-        return features, harmonics
+        source = plan[SOURCE][:, SAMPLES_PER_FRAME * start : SAMPLES_PER_FRAME * end + SOURCE_TAIL]
+        return features, source
 
     def _audio(self, spectrum: np.ndarray, start: int, core: tuple[int, int]) -> np.ndarray:
         audio = np.asarray(self._tail.run(None, {SPECTRUM: spectrum})[0]).ravel()
@@ -97,9 +97,11 @@ class SplitModel:
         """Spans of frames one after another, as one generator input."""
         parts = [self._slice(plan, a, b) for a, b in spans]
         features = np.concatenate([f for f, _ in parts], axis=2)
-        # Each slice of the source carries one sample past its end; one row keeps one.
-        harmonics = np.concatenate([h[:, :, :-1] for _, h in parts] + [parts[-1][1][:, :, -1:]], 2)
-        return features, harmonics
+        # Each slice of the source carries the samples its last frame's STFT reads
+        # past its end; one row keeps the last slice's.
+        tail = parts[-1][1][:, -SOURCE_TAIL:]
+        source = np.concatenate([s[:, :-SOURCE_TAIL] for _, s in parts] + [tail], 1)
+        return features, source
 
     def _pooled(
         self, plan: dict[str, np.ndarray], batch: list[list[tuple[int, int]]], tag: object = None
@@ -109,7 +111,7 @@ class SplitModel:
         parts = [self._row(plan, spans) for spans in batch]
         feed = {
             FEATURES: np.concatenate([f for f, _ in parts]),
-            HARMONICS: np.concatenate([h for _, h in parts]),
+            SOURCE: np.concatenate([s for _, s in parts]),
             STYLE_HALF: plan[STYLE_HALF],
             FED: np.array(False),
             **self._unfed,
@@ -221,6 +223,6 @@ class SplitModel:
     def _fed_run(
         self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray], a0: int, b0: int
     ) -> Any:
-        features, harmonics = self._slice(plan, a0, b0)
-        feed = {FEATURES: features, HARMONICS: harmonics, STYLE_HALF: plan[STYLE_HALF]}
+        features, source = self._slice(plan, a0, b0)
+        feed = {FEATURES: features, SOURCE: source, STYLE_HALF: plan[STYLE_HALF]}
         return self._generator.run([SPECTRUM], {**feed, FED: np.array(True), **statistics})[0]

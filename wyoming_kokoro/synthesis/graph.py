@@ -1,8 +1,9 @@
 """The Kokoro graph cut in three, so the generator can decode a call window by window.
 
 Kokoro is one ONNX graph: text → durations, pitch and features (the "plan": the
-encoder, predictor and the decoder's body with its harmonic source, about 12 % of a
-call) → the generator (about 87 %, linear in frames) → an inverse STFT. Cut at the
+encoder, predictor and the decoder's body with its harmonic source, about 9 % of a
+call) → the generator (the source's STFT and the upsampling network, about 90 %,
+linear in frames) → an inverse STFT. Cut at the
 tensors named below, the parts chained give audio bit-identical to the whole graph.
 
 The generator's instance norms take their statistics over the time axis of what
@@ -40,7 +41,10 @@ NOISE = "/encoder/Reshape_1_output_0"
 DURATIONS = "/encoder/Cast_output_0"
 STYLE_HALF = "/decoder/Slice_output_0"
 FEATURES = "/decoder/decoder/decode.3/Div_4_output_0"  # [1, 512, 2F]
-HARMONICS = "/decoder/decoder/generator/Concat_3_output_0"  # [1, 22, 120F + 1]
+# The harmonic source as a signal, before its STFT (n_fft 20, hop 5): the STFT runs
+# in the generator, on each window's samples only (it was 30 % of the plan's time).
+SOURCE = "/decoder/decoder/generator/Reshape_3_output_0"  # [1, 600F + 20]
+SOURCE_TAIL = 20  # samples past a window's last frame its source needs (the STFT's n_fft)
 SPECTRUM = "/decoder/decoder/generator/conv_post/Conv_output_0"  # [B, 22, 120F + 1]
 AUDIO = "audio"
 FED = "fed"
@@ -155,16 +159,16 @@ def cut(model_path: Path) -> dict[str, onnx.ModelProto]:
 
     model = onnx.load(str(model_path))
     names = _tensor_names(model)
-    wanted = (ASR, F0, NOISE, DURATIONS, STYLE_HALF, FEATURES, HARMONICS, SPECTRUM, AUDIO)
+    wanted = (ASR, F0, NOISE, DURATIONS, STYLE_HALF, FEATURES, SOURCE, SPECTRUM, AUDIO)
     missing = [name for name in wanted if name not in names]
     if missing or {i.name for i in model.graph.input} != {"tokens", "style", "speed"}:
         raise GraphError(f"no tensor named {missing[0] if missing else 'tokens'}")
     extractor = onnx.utils.Extractor(model)
     try:
         plan = extractor.extract_model(
-            ["tokens", "style", "speed"], [FEATURES, HARMONICS, DURATIONS, STYLE_HALF]
+            ["tokens", "style", "speed"], [FEATURES, SOURCE, DURATIONS, STYLE_HALF]
         )
-        core = extractor.extract_model([FEATURES, HARMONICS, STYLE_HALF], [SPECTRUM])
+        core = extractor.extract_model([FEATURES, SOURCE, STYLE_HALF], [SPECTRUM])
         tail = extractor.extract_model([SPECTRUM], [AUDIO])
     except Exception as err:  # onnx raises several types for a graph it cannot cut
         raise GraphError(f"the graph does not split: {err}") from err

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wyoming_kokoro.catalog.assets import Assets, model_file
-from wyoming_kokoro.catalog.cut import VERIFIED, ready, split_dir
+from wyoming_kokoro.catalog.cut import VERIFIED, ready, split_dir, superseded
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES = 20
@@ -73,8 +73,22 @@ def build(assets: Assets, threads: int = 1) -> Path:
             os.rename(partial, target)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
+    _retire(target)
     _LOGGER.info("Cut the model for decoding in windows: %s", target)
     return target
+
+
+def _retire(target: Path) -> None:
+    """Remove the entries this one replaces, keeping what their voices taught (the
+    generator's fed values keep their names across layouts; a file that does not
+    match is relearned by `prior.py`)."""
+    for old in superseded(target):
+        learned = old / "priors"
+        with contextlib.suppress(OSError):
+            if learned.is_dir() and not (target / "priors").exists():
+                os.rename(learned, target / "priors")
+        shutil.rmtree(old, ignore_errors=True)
+        _LOGGER.info("Removed the model's older cut: %s", old)
 
 
 def main() -> None:
