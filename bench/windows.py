@@ -26,6 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from conv_stft import conv_stft_generator
 from support.audio_distance import log_mel_distance
 from texts import (
     HELD_OUT,
@@ -275,6 +276,22 @@ def main() -> None:
     rows.append(
         [
             "yardstick: the whole decode after another sentence in the same call",
+            f"{np.mean(distances):.2f} dB",
+            f"{np.max(distances):.2f} dB",
+        ]
+    )
+    # And how far the whole decode moves when one operator rounds differently: the
+    # source's STFT as a convolution (bench/conv_stft.py).
+    rounded = SplitModel(
+        {**sessions, graph.GENERATOR: conv_stft_generator(directory / graph.GENERATOR, 2)}
+    )
+    distances = []
+    for plan, (alone, _) in zip(plans, decoded, strict=True):
+        start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
+        distances.append(log_mel_distance(alone[start:], rounded.whole(plan)[start:]))
+    rows.append(
+        [
+            "yardstick: the whole decode with the source's STFT as a convolution",
             f"{np.mean(distances):.2f} dB",
             f"{np.max(distances):.2f} dB",
         ]

@@ -195,10 +195,12 @@ def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) ->
         (entry / "priors").mkdir(parents=True)
         (entry / "priors" / "jm_kumo.npz").write_bytes(b"learned")
         (entry / graph.GENERATOR).write_bytes(b"part")
-    target.mkdir()
+    partial = tmp_path / ".partial"
+    partial.mkdir()
+    split._adopt(partial, target)
     split._retire(target)
     assert not older.exists()
-    assert (target / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
+    assert (partial / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
     assert (other_runtime / graph.GENERATOR).exists()  # maybe another installation's
 
 

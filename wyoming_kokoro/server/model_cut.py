@@ -1,6 +1,7 @@
 """The server's side of the cut model: build it once, in a low-priority process of
 its own (`python -m wyoming_kokoro.synthesis.split`), while the worker speaks with
-whole calls; the next burst decodes in windows."""
+whole calls; the next burst decodes in windows. The same process teaches the
+server's voice, so its first listener's windows have its statistics."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from wyoming_kokoro.catalog.cut import ready, room_for, split_dir
 _LOGGER = logging.getLogger(__name__)
 
 
-def start_build(assets: Assets) -> asyncio.Task[None] | None:
-    """In the server: build the parts in a low-priority process unless they exist."""
+def start_build(assets: Assets, teach: str | None = None) -> asyncio.Task[None] | None:
+    """In the server: build the parts in a low-priority process unless they exist;
+    `teach`: the voice to teach there once they are cut (see synthesis/teaching.py)."""
     target = split_dir(assets.model)
     if target is None or ready(assets.model) is not None or not room_for(target, assets.model):
         return None
@@ -26,6 +28,8 @@ def start_build(assets: Assets) -> asyncio.Task[None] | None:
         args = [str(assets.model), str(assets.voices)]
         if assets.embedded_model:
             args.append("--embedded")
+        if teach is not None:
+            args += ["--teach", teach]
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",

@@ -63,7 +63,7 @@ async def run_server(settings: Settings) -> None:
     voice = speech.voice or default_voice(assets.voice_names)
     presets = load_presets(data_dirs, assets.voice_names)
     catalog = Catalog(assets.voice_names, presets, voice, speech.streaming)
-    catalog.choose(voice, speech.speed)  # a bad default (voice or preset) is a start-up error
+    chosen = catalog.choose(voice, speech.speed)  # a bad default is a start-up error
     worker_config = WorkerConfig(
         assets=assets,
         threads=settings.worker.effective_threads,
@@ -122,7 +122,8 @@ async def run_server(settings: Settings) -> None:
     stop = asyncio.Event()
     _stop_on_signals(stop)
     scheduler.start(preload=scheduling.preload)
-    cutting = start_build(assets) if settings.worker.decode == "windows" else None
+    windows = settings.worker.decode == "windows"
+    cutting = start_build(assets, chosen.voice) if windows else None
     http = None
     if settings.http.uri:
         # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.

@@ -294,6 +294,10 @@ class Engine:
         for call in self.plan(piece, voice, speed, lang, awaited):
             yield self.run(call)
 
+    def calls_learned(self, voice: str) -> int:
+        """How many whole calls in `voice` taught the statistics its windows use."""
+        return self._priors.calls(str(self.voice(voice))) if self._priors is not None else 0
+
     def keep_learned(self) -> None:
         """Save what the voices' calls taught since the last save, before exiting."""
         if self._priors is not None:

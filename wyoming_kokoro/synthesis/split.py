@@ -3,9 +3,10 @@
 
 The build cuts the graph (`graph.py`), then runs the whole graph and the chained
 parts on sample inputs and keeps the parts only if every sample's audio is the same,
-bit for bit. It takes a while (about 10 s of CPU here), so the server runs it once
-(`server/model_cut.py`), in a separate low-priority process, while the worker speaks
-with whole calls; the next burst decodes in windows. Only the published model files
+bit for bit; then it teaches the server's voice (`teaching.py`). It takes a while
+(about 45 s of CPU here for the cut, as much again to teach), so the server runs it
+once (`server/model_cut.py`), in a separate low-priority process, while the worker
+speaks with whole calls; the next burst decodes in windows. Only the published model files
 are cut: their sha256 names the cache entry without hashing the file.
 """
 
@@ -40,13 +41,10 @@ def load(directory: Path, threads: int) -> dict[str, Any]:
     return {name: _session(directory / name, threads) for name in PARTS}
 
 
-def build(assets: Assets, threads: int = 1) -> Path:
-    """Cut, check and keep the parts of `assets.model` (GraphError if they differ)."""
-    import numpy as np
-
+def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
+    """Cut, check and keep the parts of `assets.model` (GraphError if they differ);
+    with `teach`, that voice speaks `teaching.TEXTS` before the parts are used."""
     from wyoming_kokoro.synthesis import graph
-    from wyoming_kokoro.synthesis.decoder import SplitModel
-    from wyoming_kokoro.synthesis.runtime import create_session
 
     target = split_dir(assets.model)
     if target is None:
@@ -54,20 +52,10 @@ def build(assets: Assets, threads: int = 1) -> Path:
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        with model_file(assets) as model:
-            graph.save(graph.cut(Path(model)), partial)
-            whole = create_session(model, threads, None)
-        parts = SplitModel(
-            {name: create_session(str(partial / name), threads, None) for name in graph.PARTS}
-        )
-        with np.load(assets.voices) as voices:
-            styles = np.stack([voices[name] for name in voices.files[:8]])
-        vocabulary = range(1, 178)  # Kokoro's token ids; 0 is the pad
-        graph.verify(
-            lambda inputs: whole.run(None, inputs)[0],
-            lambda inputs: parts.whole(parts.plan(inputs)),
-            graph.sample_inputs(SAMPLES, vocabulary, styles),
-        )
+        _cut_and_check(assets, partial, threads)
+        _adopt(partial, target)
+        if teach is not None:
+            _teach(assets, partial, teach, threads)
         (partial / VERIFIED).write_text(f"{SAMPLES} samples bit-identical\n")
         with contextlib.suppress(OSError):  # another process may have kept one first
             os.rename(partial, target)
@@ -78,15 +66,57 @@ def build(assets: Assets, threads: int = 1) -> Path:
     return target
 
 
-def _retire(target: Path) -> None:
-    """Remove the entries this one replaces, keeping what their voices taught (the
+def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
+    import numpy as np
+
+    from wyoming_kokoro.synthesis import graph
+    from wyoming_kokoro.synthesis.decoder import SplitModel
+    from wyoming_kokoro.synthesis.runtime import create_session
+
+    with model_file(assets) as model:
+        graph.save(graph.cut(Path(model)), partial)
+        whole = create_session(model, threads, None)
+    parts = SplitModel(
+        {name: create_session(str(partial / name), threads, None) for name in graph.PARTS}
+    )
+    with np.load(assets.voices) as voices:
+        styles = np.stack([voices[name] for name in voices.files[:8]])
+    vocabulary = range(1, 178)  # Kokoro's token ids; 0 is the pad
+    graph.verify(
+        lambda inputs: whole.run(None, inputs)[0],
+        lambda inputs: parts.whole(parts.plan(inputs)),
+        graph.sample_inputs(SAMPLES, vocabulary, styles),
+    )
+
+
+def _adopt(partial: Path, target: Path) -> None:
+    """What the voices taught the entries this one replaces, moved into it (the
     generator's fed values keep their names across layouts; a file that does not
     match is relearned by `prior.py`)."""
+    (partial / "priors").mkdir(exist_ok=True)
     for old in superseded(target):
-        learned = old / "priors"
-        with contextlib.suppress(OSError):
-            if learned.is_dir() and not (target / "priors").exists():
-                os.rename(learned, target / "priors")
+        for learned in sorted((old / "priors").glob("*.npz")):
+            if not (partial / "priors" / learned.name).exists():
+                with contextlib.suppress(OSError):
+                    shutil.copy2(learned, partial / "priors" / learned.name)
+
+
+def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
+    from wyoming_kokoro.synthesis import teaching
+    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+    from wyoming_kokoro.synthesis.runtime import ModelLoading
+
+    loading = ModelLoading(assets, threads, split=partial)
+    engine = Engine(assets, EngineOptions(threads=threads), loading=loading)
+    try:
+        teaching.teach(engine, voice)
+    except Exception as err:  # the cut is good without it: windows use probe rows
+        _LOGGER.warning("Could not teach %s: %s", voice, err)
+
+
+def _retire(target: Path) -> None:
+    """Remove the entries this one replaces (what they learned was adopted)."""
+    for old in superseded(target):
         shutil.rmtree(old, ignore_errors=True)
         _LOGGER.info("Removed the model's older cut: %s", old)
 
@@ -96,6 +126,7 @@ def main() -> None:
     parser.add_argument("model", type=Path, nargs="?", help="default: the embedded model")
     parser.add_argument("voices", type=Path, nargs="?")
     parser.add_argument("--embedded", action="store_true")
+    parser.add_argument("--teach", metavar="VOICE", help="the voice to teach once cut")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s split: %(message)s")
     if args.model is None:
@@ -107,7 +138,7 @@ def main() -> None:
     if ready(assets.model) is not None:
         return
     try:
-        build(assets)
+        build(assets, teach=args.teach)
     except Exception as err:  # any failure: the server goes on with whole calls
         _LOGGER.error("The model cannot be cut: %s", err)
         sys.exit(1)
