@@ -148,6 +148,22 @@ def test_a_preempt_between_windows_keeps_the_windows_already_heard() -> None:
     assert said == ANNOUNCEMENT and article == ARTICLE
 
 
+def test_newcomers_arriving_together_each_hear_a_window_before_anyone_a_second() -> None:
+    texts = [f"Client {n} asks for the weather. It is sunny and mild." for n in (1, 2, 3)]
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> list[str]:
+        jobs = [scheduler.submit(_job(n, text)) for n, text in enumerate(texts, 1)]
+        return list(await asyncio.gather(*(_all(job) for job in jobs)))
+
+    spoken, worker = _run(scenario, windows=3)
+    assert spoken == texts  # nothing lost or doubled by the turns
+    # Every client's first call began before any client's first call was resumed or
+    # its second call began: each listener waited for first windows only.
+    order = [type(m).__name__ for m in worker.sent if isinstance(m, (Piece, Next))]
+    assert order[:3] == ["Piece"] * 3, order
+    assert [m.id for m in worker.calls(Preempt)][:2] == [1, 2]
+
+
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:
     async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
         article = scheduler.submit(_job(1, ARTICLE))

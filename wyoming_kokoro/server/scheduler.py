@@ -353,12 +353,27 @@ class Scheduler:
     def _take(self, job: Job, pcm: bytes) -> None:
         """Audio from the worker for `job`'s listener."""
         if pcm and not job.cancelled:
+            first = job.client not in self._heard
             self._heard.add(job.client)
+            # Newcomers that came together: once this one hears its first window, the
+            # next waiting listener's first call goes before the rest of this one.
+            if first and self._in_flight is job and self._awaiting_audio(job.client):
+                _LOGGER.debug("Preempting job %d: another client has no audio yet", job.id)
+                self._start_preempt(job.id)
             buffered = self._buffered.get(job.client, 0) + len(pcm)
             self._buffered[job.client] = buffered
             job.chunks.put_nowait(pcm)
             if buffered >= MAX_BUFFERED_BYTES:
                 _LOGGER.debug("Client %d is not reading its audio: held back", job.client)
+
+    def _awaiting_audio(self, other_than: int) -> bool:
+        """Whether a client other than `other_than` waits for its first audio."""
+        return any(
+            client != other_than
+            and client not in self._heard
+            and any(not job.cancelled for job in queue)
+            for client, queue in self._queues.items()
+        )
 
     def _worker_lost(self, error: SynthesisError) -> None:
         """Pieces part-spoken by the dead worker fail; the others wait for a new one."""
