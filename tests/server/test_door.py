@@ -22,7 +22,7 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize
 
 from wyoming_kokoro.protocol import Next, Piece
-from wyoming_kokoro.server.scheduler import MAX_BUFFERED_BYTES
+from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES
 from wyoming_kokoro.settings import SpeechSettings
 
 

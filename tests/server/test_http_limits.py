@@ -22,7 +22,7 @@ from wyoming_kokoro.server.http import start_http
 from wyoming_kokoro.server.http.app import build_app
 from wyoming_kokoro.server.http.request import Voices
 from wyoming_kokoro.server.http.speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig
-from wyoming_kokoro.server.scheduler import Job
+from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.server.utterance import SpokenText
 from wyoming_kokoro.settings import ConnectionSettings, HttpSettings, SpeechSettings
 

@@ -21,7 +21,8 @@ from wyoming.tts import Synthesize
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import Audio, WorkerConfig
 from wyoming_kokoro.server.memory import rss_mb
-from wyoming_kokoro.server.scheduler import Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
 
@@ -478,7 +479,9 @@ def test_a_second_utterance_on_a_persistent_connection_waits_for_nobody() -> Non
         scheduler, worker = _scheduler()
         for client in (1, 2):
             await _heard_one_utterance(scheduler, client)
-        scheduler._in_flight = scheduler.submit(Job(2, "A long article.", "af_heart", 1.0, None))
+        scheduler._turns.in_flight = scheduler.submit(
+            Job(2, "A long article.", "af_heart", 1.0, None)
+        )
         worker.sent.clear()
         scheduler.submit(Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True))
         await asyncio.sleep(0)
@@ -493,7 +496,7 @@ def test_a_second_utterance_on_a_persistent_connection_is_not_preempted() -> Non
         scheduler, worker = _scheduler()
         await _heard_one_utterance(scheduler, 1)
         job = scheduler.submit(Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True))
-        scheduler._in_flight = job
+        scheduler._turns.in_flight = job
         worker.sent.clear()
         scheduler.submit(Job(3, "A newcomer.", "af_heart", 1.0, None, awaited=True))
         await asyncio.sleep(0)

@@ -1,4 +1,5 @@
-"""The order in which the worker speaks the jobs of several clients."""
+"""The order in which the worker speaks the jobs of several clients (`Turns`), and the
+scheduler's preempts."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import WorkerConfig
-from wyoming_kokoro.server.scheduler import MAX_BUFFERED_BYTES, Job, Scheduler, SchedulerOptions
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, Turns
 
 
 def _scheduler() -> Scheduler:
@@ -23,62 +25,65 @@ def _job(client: int, text: str) -> Job:
     return Job(client, text, "jm_kumo", 1.0, "en-us")
 
 
-def _speak_one_call(scheduler: Scheduler) -> Job | None:
-    """What the run loop does for a piece spoken in one model call."""
-    job = scheduler._next_job()
+def _speak_one_call(turns: Turns) -> Job | None:
+    """What the scheduler does for a piece spoken in one model call."""
+    job = turns.next_job()
     if job is not None:
-        scheduler._finished(job, None)
+        turns.done(job)
     return job
 
 
 def test_a_newcomer_goes_before_the_client_just_served() -> None:
-    scheduler = _scheduler()
+    turns = Turns()
     for n in range(4):
-        scheduler.submit(_job(1, f"article {n}"))
-    assert _speak_one_call(scheduler).text == "article 0"  # in flight when the next one comes
-    scheduler.submit(_job(2, "announcement"))
-    order = [_speak_one_call(scheduler).text for _ in range(4)]
+        turns.add(_job(1, f"article {n}"))
+    assert _speak_one_call(turns).text == "article 0"  # in flight when the next one comes
+    turns.add(_job(2, "announcement"))
+    order = [_speak_one_call(turns).text for _ in range(4)]
     assert order == ["announcement", "article 1", "article 2", "article 3"]
-    assert scheduler._next_job() is None
+    assert turns.next_job() is None
 
 
 def test_clients_take_turns_and_cancelled_jobs_are_skipped() -> None:
-    scheduler = _scheduler()
+    turns = Turns()
     for n in range(3):
-        scheduler.submit(_job(1, f"a{n}"))
-        scheduler.submit(_job(2, f"b{n}"))
-        scheduler.submit(_job(3, f"c{n}"))
-    scheduler.cancel(3)
-    order = [job.text for job in iter(lambda: _speak_one_call(scheduler), None)]
+        turns.add(_job(1, f"a{n}"))
+        turns.add(_job(2, f"b{n}"))
+        turns.add(_job(3, f"c{n}"))
+    turns.cancel(3)
+    order = [job.text for job in iter(lambda: _speak_one_call(turns), None)]
     assert order == ["a0", "b0", "a1", "b1", "a2", "b2"]
 
 
 def test_newcomers_arriving_together_go_shortest_first() -> None:
-    scheduler = _scheduler()
-    scheduler.submit(_job(1, "A long answer about the weather for the whole week ahead."))
-    scheduler.submit(_job(2, "Door open."))
-    scheduler.submit(_job(3, "A medium reply, two clauses."))
-    order = [job.client for job in iter(lambda: _speak_one_call(scheduler), None)]
+    turns = Turns()
+    turns.add(_job(1, "A long answer about the weather for the whole week ahead."))
+    turns.add(_job(2, "Door open."))
+    turns.add(_job(3, "A medium reply, two clauses."))
+    order = [job.client for job in iter(lambda: _speak_one_call(turns), None)]
     assert order == [2, 3, 1]
 
 
 def test_a_piece_keeps_its_place_between_its_calls_and_clients_alternate_per_call() -> None:
-    scheduler = _scheduler()
-    article = scheduler.submit(_job(1, "a long article piece"))
-    assert scheduler._next_job() is article  # its first call
-    scheduler.submit(_job(2, "announcement"))
-    assert scheduler._next_job().client == 2  # the newcomer takes the next call
-    assert scheduler._crowded  # and the article's calls get shorter meanwhile
-    assert scheduler._next_job() is article  # the article goes on where it was
+    turns = Turns()
+    article = _job(1, "a long article piece")
+    turns.add(article)
+    assert turns.next_job() is article  # its first call
+    turns.add(_job(2, "announcement"))
+    assert turns.next_job().client == 2  # the newcomer takes the next call
+    assert turns.crowded  # and the article's calls get shorter meanwhile
+    assert turns.next_job() is article  # the article goes on where it was
 
 
 def test_a_client_with_too_much_unread_audio_waits() -> None:
-    scheduler = _scheduler()
-    scheduler.submit(_job(1, "a long article piece"))
-    scheduler._buffered[1] = MAX_BUFFERED_BYTES
-    assert scheduler._next_job() is None  # held back, not idle: the job is still queued
-    scheduler._consumed(1, 48_000)
-    assert scheduler._next_job().client == 1
+    turns = Turns()
+    turns.add(_job(1, "a long article piece"))
+    job = turns.next_job()
+    turns.take(job, bytes(MAX_BUFFERED_BYTES))
+    assert turns.next_job() is None  # held back, not idle: the job is still queued
+    assert turns.waiting
+    assert turns.consumed(1, 48_000)  # room again: the scheduler wakes up
+    assert turns.next_job().client == 1
 
 
 class _StuckWorker:
@@ -97,7 +102,7 @@ def test_every_pending_preempt_is_kept_until_it_is_done() -> None:
         scheduler = _scheduler()
         scheduler._worker = _StuckWorker()  # type: ignore[assignment]
         for client in (1, 2):  # each client's call in flight when it hangs up
-            scheduler._in_flight = scheduler.submit(_job(client, "a long article piece"))
+            scheduler._turns.in_flight = scheduler.submit(_job(client, "a long article piece"))
             scheduler.cancel(client)
         await asyncio.sleep(0)  # both preempts start, and wait in their send
         mine = asyncio.current_task()
@@ -122,7 +127,7 @@ def test_a_finished_preempt_is_let_go() -> None:
 
         scheduler._worker = Worker()  # type: ignore[assignment]
         for client in (1, 2):
-            scheduler._in_flight = scheduler.submit(_job(client, "a long article piece"))
+            scheduler._turns.in_flight = scheduler.submit(_job(client, "a long article piece"))
             scheduler.cancel(client)
         for _ in range(3):
             await asyncio.sleep(0)

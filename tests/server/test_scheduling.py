@@ -22,7 +22,8 @@ from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.server import scheduler as scheduler_module
 from wyoming_kokoro.server.memory import rss_mb
-from wyoming_kokoro.server.scheduler import Job, Scheduler, SchedulerOptions, SynthesisError
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.turns import Job, SynthesisError
 from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
 from wyoming_kokoro.server.wyoming.info import build_info
 from wyoming_kokoro.server.wyoming.wire import Limits

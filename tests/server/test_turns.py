@@ -17,13 +17,8 @@ from support.fake_worker import FakeWorker, heard, said
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
-from wyoming_kokoro.server.scheduler import (
-    MAX_BUFFERED_BYTES,
-    Job,
-    Scheduler,
-    SchedulerOptions,
-    SynthesisError,
-)
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 

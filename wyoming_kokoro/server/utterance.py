@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
 from wyoming_kokoro.catalog.voices import VoiceError, reading_language_of
 from wyoming_kokoro.options import SPEED
-from wyoming_kokoro.server.scheduler import Job, Scheduler
+from wyoming_kokoro.server.scheduler import Scheduler
+from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.pieces import SentenceStream
 from wyoming_kokoro.text.ssml import Pause, Segment, SsmlError, Style
 

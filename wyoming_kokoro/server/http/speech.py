@@ -22,7 +22,8 @@ from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.server.http.encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
 from wyoming_kokoro.server.http.errors import ApiError, without_paths
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
-from wyoming_kokoro.server.scheduler import Scheduler, SynthesisError
+from wyoming_kokoro.server.scheduler import Scheduler
+from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml

@@ -30,7 +30,8 @@ from wyoming.tts import (
 
 from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from wyoming_kokoro.catalog.voices import VoiceError
-from wyoming_kokoro.server.scheduler import Scheduler, SynthesisError
+from wyoming_kokoro.server.scheduler import Scheduler
+from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import (
     Limits,
