@@ -65,6 +65,16 @@ SENTENCES = (
     "The thermostat is set to nineteen degrees for the night.",
 )
 
+# Short replies, the commonest thing a voice assistant says (W2, short).
+REPLIES = (
+    "Hi.",
+    "Done.",
+    "The door is open.",
+    "Someone is at the front door.",
+    "Okay, turning off the kitchen lights.",
+    "Sorry, I couldn't find a device called garage.",
+)
+
 # Four typical Home Assistant announcements, spoken one after another (B10).
 ANNOUNCEMENTS = (
     SHORT,

@@ -34,12 +34,13 @@ from texts import (
     HELD_OUT_LATE,
     HELD_OUT_MORE,
     HELD_OUT_SUBJECT,
+    REPLIES,
     SENTENCES,
     SENTENCES_JA,
 )
 
 from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.synthesis import graph, prior, split
+from wyoming_kokoro.synthesis import graph, prior, split, teaching
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
 from wyoming_kokoro.synthesis.pacing import Windows
@@ -195,6 +196,8 @@ def main() -> None:
             "wait between two of them (the better of two runs per sentence)."
         )
 
+        print_replies(whole, windowed, kokoro, voice)
+
     if args.latency_only:
         return
 
@@ -222,14 +225,19 @@ def main() -> None:
         return priors
 
     heard = [*zip(taught, taught_stats, strict=True), *zip(more, more_stats, strict=True)]
+    lessons = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in teaching.TEXTS]
+    served = spoken([(p, cut.statistics(p)) for p in lessons])
     sixteen = spoken(heard[:16])
     many = spoken(list(zip(more, more_stats, strict=True)))
 
     estimators: dict[str, Callable[[int, dict[str, np.ndarray]], dict | None]] = {
-        f"windows, the voice's statistics from {prior.TRUSTED} calls (default)": (
+        f"windows, the voice's statistics from {prior.TRUSTED} calls": (
             lambda i, plan: windowed._priors.estimate(VOICE, cut.traits(plan))
         ),
         f"windows, the plain average of the same {prior.TRUSTED} calls": (lambda i, plan: plain),
+        f"windows, taught as the server ({len(lessons)} calls, default)": (
+            lambda i, plan: served.estimate(VOICE, cut.traits(plan))
+        ),
         "windows, the voice's statistics from 16 calls": (
             lambda i, plan: sixteen.estimate(VOICE, cut.traits(plan))
         ),
@@ -301,6 +309,62 @@ def main() -> None:
 
     if args.heard:
         print_heard(whole, windowed, texts, args.sentences, args.english_only)
+
+
+def print_replies(whole: Engine, windowed: Engine, kokoro: object, voice: object) -> None:
+    """First audio of short replies, spoken whole or in windows (best of 3), with the
+    voice taught as the server teaches it; and how the windows sound against the
+    whole call (log-mel, loudness)."""
+    learned = windowed._priors
+    with tempfile.TemporaryDirectory() as scratch:
+        windowed._priors = VoicePriors(Path(scratch), windowed._split.kinds)
+        taught = teaching.teach(windowed, VOICE)
+        style = whole._style(voice)
+        rows = []
+        for text in REPLIES:
+            phonemes = whole.phonemes(text, "en-us")
+            create = best(lambda p=phonemes: kokoro.create(p, voice=style, is_phonemes=True), 3)
+            call = whole.plan(text, voice)[0]
+            at_once = best(lambda c=call: whole.run(c), 3)
+            first = windowed.plan(text, voice, awaited=True)[0]
+            runs = [played(windowed.stream(first)) for _ in range(3)]
+            soonest = min(r[0] for r in runs)
+            cut = windowed._split
+            plan = cut.plan(windowed._inputs(first))
+            estimate = windowed._priors.estimate(VOICE, cut.traits(plan))
+            start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
+            reference = cut.whole(plan)[start:]
+            pieces = [a for a, _ in cut.windowed(plan, estimate)]
+            joined = np.concatenate(pieces)
+            step = 10 * np.log10(np.mean(joined**2) / np.mean(reference**2))
+            rows.append(
+                [
+                    f"“{text}”",
+                    str(cut.frames(plan)),
+                    f"{create:.2f} s",
+                    f"{at_once:.2f} s",
+                    f"{soonest:.2f} s ({len(pieces)})",
+                    f"{soonest / create:.2f}×",
+                    f"{log_mel_distance(reference, joined):.2f} dB",
+                    f"{step:+.1f} dB",
+                ]
+            )
+    windowed._priors = learned
+    print(
+        f"\n## W2, short replies (warm, best of 3, voice taught as the server: {taught} calls; "
+        f"load {os.getloadavg()[0]:.1f})\n"
+    )
+    head = [
+        "text",
+        "frames",
+        "kokoro-onnx create()",
+        "whole call",
+        "windows (how many)",
+        "windows / create()",
+        "log-mel vs whole",
+        "loudness vs whole",
+    ]
+    print(table(head, rows))
 
 
 def print_heard(

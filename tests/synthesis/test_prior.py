@@ -10,7 +10,14 @@ import logging
 import numpy as np
 import pytest
 
-from wyoming_kokoro.synthesis.prior import KEPT, MIN_FRAMES, TRUSTED, Traits, VoicePriors
+from wyoming_kokoro.synthesis.prior import (
+    KEPT,
+    MIN_FRAMES,
+    SHORT_FRAMES,
+    TRUSTED,
+    Traits,
+    VoicePriors,
+)
 
 KINDS = {"mean/fed": np.dtype(np.float32), "scale/fed": np.dtype(np.float32)}
 KINDS["zero/fed"] = np.dtype(np.uint8)
@@ -28,7 +35,7 @@ def traits(frames: int, summary: float = 0.0) -> Traits:
     return Traits(frames, np.full(8, summary))
 
 
-def test_a_voice_is_trusted_after_enough_calls_of_two_seconds_or_more(tmp_path) -> None:
+def test_a_voice_is_trusted_after_enough_calls_of_a_second_or_more(tmp_path) -> None:
     priors = VoicePriors(tmp_path, KINDS)
     for _ in range(TRUSTED - 1):
         priors.learn("af_heart", statistics(10.0), traits(MIN_FRAMES))
@@ -98,6 +105,24 @@ def test_the_latest_calls_are_kept(tmp_path) -> None:
     assert estimate is not None and np.allclose(estimate["mean/fed"], 20.0)
     again = VoicePriors(tmp_path, KINDS)  # as saved (every few calls)
     assert again.calls("af_heart") == 2 * KEPT
+
+
+def test_short_replies_and_sentences_each_keep_calls_of_their_length(tmp_path) -> None:
+    # A few sentences, then a long run of short replies only (as many a home hears):
+    # the replies take the room of the oldest replies, not of the sentences, so a
+    # sentence is still predicted from sentences. Each value is 5 + 400 / frames.
+    sentence, reply = SHORT_FRAMES + 50, SHORT_FRAMES - 90
+    priors = VoicePriors(tmp_path, KINDS)
+    for _ in range(TRUSTED):
+        priors.learn("af_heart", statistics(5.0 + 400.0 / sentence), traits(sentence))
+    for _ in range(3 * KEPT):
+        priors.learn("af_heart", statistics(5.0 + 400.0 / reply), traits(reply))
+    for frames in (sentence, reply):
+        estimate = priors.estimate("af_heart", traits(frames))
+        assert estimate is not None
+        assert float(estimate["mean/fed"].ravel()[0]) == pytest.approx(
+            5.0 + 400.0 / frames, abs=0.1
+        )
 
 
 def test_what_was_learned_since_the_last_save_is_kept_on_flush(tmp_path) -> None:

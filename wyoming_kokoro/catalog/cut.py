@@ -13,7 +13,10 @@ from wyoming_kokoro.catalog.files import BY_NAME
 
 _LOGGER = logging.getLogger(__name__)
 VERIFIED = "verified"
-LAYOUT = 2  # 2: the harmonic source's STFT moved from the plan into the generator
+# What an entry holds, by version (an older entry is rebuilt once, keeping what its
+# voices learned): 2, the harmonic source's STFT moved from the plan into the
+# generator; 3, the server's voice taught short replies too (teaching.py).
+LAYOUT = 3
 
 
 def split_dir(model: Path, directory: Path | None = None) -> Path | None:
@@ -23,7 +26,7 @@ def split_dir(model: Path, directory: Path | None = None) -> Path | None:
     known = BY_NAME.get(model.name)
     if known is None or not known.name.endswith(".onnx"):
         return None
-    # LAYOUT names where the graph is cut: parts cut elsewhere are another entry.
+    # LAYOUT names what the entry holds: parts cut elsewhere are another entry.
     name = f"split{LAYOUT}-{known.sha256[:16]}-ort{version('onnxruntime')}"
     return (directory or cache_dir()) / name
 

@@ -155,9 +155,16 @@ class SplitModel:
         # inside them (the caller trims the silence before it, as the whole call does).
         return max(0, int(plan[DURATIONS].ravel()[0]) - LEAD_FRAMES)
 
-    def fits_one_window(self, plan: dict[str, np.ndarray]) -> bool:
-        """A call this short is decoded whole: windows would not bring its audio sooner."""
-        return self.frames(plan) - self.first_frame(plan) <= self.windows.first + self.windows.later
+    def fits_one_window(self, plan: dict[str, np.ndarray], estimated: bool) -> bool:
+        """A call this short is decoded whole: windows would not bring its audio sooner.
+
+        With the statistics `estimated` (no probe rows), a window costs its frames and
+        context only, and the leading pad is not decoded: any call longer than a first
+        window speaks sooner in windows ("Hi.": 28 frames before the first audio
+        instead of 46). Probe rows double the first window's cost: then only a call
+        longer than a first and a later window gains."""
+        w, after_pad = self.windows, self.frames(plan) - self.first_frame(plan)
+        return after_pad <= (w.first if estimated else w.first + w.later)
 
     def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The whole call's own statistics (what windows would need to be exact)."""

@@ -237,7 +237,8 @@ class Engine:
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
             plan = self._split.plan(self._inputs(call), tag)
-            if not call.windowed or self._split.fits_one_window(plan):
+            prior = self._estimate(call, plan) if call.windowed else None
+            if not call.windowed or self._split.fits_one_window(plan, prior is not None):
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
@@ -247,11 +248,6 @@ class Engine:
         except Interrupted:
             self._yield_for = None
             raise
-        prior = (
-            self._priors.estimate(str(call.voice), self._split.traits(plan))
-            if self._priors is not None
-            else None
-        )
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
         for audio, last in self._split.windowed(plan, prior):
@@ -261,6 +257,12 @@ class Engine:
                 pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
                 fade_in = False
                 yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
+
+    def _estimate(self, call: Call, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+        """The statistics `call`'s windows are decoded with, if its voice taught enough."""
+        if self._priors is None or self._split is None:
+            return None
+        return self._priors.estimate(str(call.voice), self._split.traits(plan))
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
