@@ -9,7 +9,7 @@ import pytest
 from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.synthesis import split, teaching
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
-from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
+from wyoming_kokoro.synthesis.prior import MIN_FRAMES, SHORT_FRAMES, TRUSTED, VoicePriors
 
 
 @pytest.fixture(scope="module")
@@ -23,13 +23,17 @@ def engine(assets) -> Engine:
     return Engine(assets, EngineOptions(threads=2))
 
 
-def test_every_sentence_is_long_enough_to_teach(engine) -> None:
+def test_every_text_is_one_call_of_the_length_it_teaches(engine) -> None:
     voice = engine.voice("jm_kumo")
     cut = engine._split
-    for text in teaching.TEXTS:
-        calls = engine.plan(text, voice)
-        assert len(calls) == 1, text
-        assert cut.frames(cut.plan(engine._inputs(calls[0]))) >= MIN_FRAMES, text
+    for texts, low, high in (
+        (teaching.SENTENCES, SHORT_FRAMES, 10_000),
+        (teaching.REPLIES, MIN_FRAMES, SHORT_FRAMES - 1),
+    ):
+        for text in texts:
+            calls = engine.plan(text, voice)
+            assert len(calls) == 1, text
+            assert low <= cut.frames(cut.plan(engine._inputs(calls[0]))) <= high, text
 
 
 def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
@@ -37,13 +41,16 @@ def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
 ) -> None:
     engine._priors = VoicePriors(tmp_path, engine._split.kinds)
     assert engine.calls_learned("jm_kumo") == 0
-    assert teaching.teach(engine, "jm_kumo", teaching.TEXTS[:TRUSTED]) == TRUSTED
+    sentences, replies = teaching.SENTENCES[: TRUSTED - 2], teaching.REPLIES[:2]
+    assert teaching.teach(engine, "jm_kumo", sentences, replies) == TRUSTED
     # Kept on disk, where the next worker looks.
     assert VoicePriors(tmp_path, engine._split.kinds).calls("jm_kumo") == TRUSTED
     # Taught once: a second run speaks nothing more.
-    assert teaching.teach(engine, "jm_kumo", teaching.TEXTS[:TRUSTED]) == TRUSTED
+    assert teaching.teach(engine, "jm_kumo", sentences, replies) == TRUSTED
     assert engine.calls_learned("jm_kumo") == TRUSTED
-    call = engine.plan(teaching.TEXTS[-1], engine.voice("jm_kumo"), awaited=True)[0]
+    # A cut adopted from an older one that held sentences only: the replies are taught.
+    assert teaching.teach(engine, "jm_kumo", sentences, teaching.REPLIES[:4]) == TRUSTED + 4
+    call = engine.plan(teaching.SENTENCES[-1], engine.voice("jm_kumo"), awaited=True)[0]
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.engine"):
         assert len(list(engine.stream(call))) > 1
     assert "Windows with the voice's statistics" in caplog.text
@@ -52,5 +59,5 @@ def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
 def test_a_voice_reading_another_language_is_not_taught_english(engine, tmp_path) -> None:
     engine._priors = VoicePriors(tmp_path, engine._split.kinds)
     # A Japanese voice reads kana as Japanese: English sentences would not match it.
-    assert teaching.teach(engine, "jf_alpha", ("今日はとても良い天気ですね。",)) == 0
+    assert teaching.teach(engine, "jf_alpha", ("今日はとても良い天気ですね。",), ()) == 0
     assert not list(tmp_path.iterdir())

@@ -300,6 +300,10 @@ class Engine:
         """How many whole calls in `voice` taught the statistics its windows use."""
         return self._priors.calls(str(self.voice(voice))) if self._priors is not None else 0
 
+    def lengths_learned(self, voice: str) -> list[int]:
+        """The lengths, in frames, of the calls in `voice` its windows are predicted from."""
+        return self._priors.lengths(str(self.voice(voice))) if self._priors is not None else []
+
     def keep_learned(self) -> None:
         """Save what the voices' calls taught since the last save, before exiting."""
         if self._priors is not None:

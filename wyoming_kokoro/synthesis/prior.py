@@ -158,6 +158,11 @@ class VoicePriors:
         held = self._held(voice)
         return held.learned if held is not None else 0
 
+    def lengths(self, voice: str) -> list[int]:
+        """The lengths, in frames, of the calls held for the voice."""
+        held = self._held(voice)
+        return [int(f) for f in held.frames] if held is not None else []
+
     def learn(self, voice: str, statistics: dict[str, np.ndarray], traits: Traits) -> None:
         """Add one whole call's statistics."""
         if traits.frames < MIN_FRAMES:
