@@ -149,10 +149,11 @@ THREADS = Option(
     "--threads", "onnxruntime threads; 0 = automatic.", "int", 0, 0, 64, addon="threads"
 )
 NO_NORMALIZE = Option("--no-normalize", "Do not rewrite numbers and symbols.", "flag", False)
-# Tokens per model call. The voices sound right from about 100 to 250 tokens
-# (REFERENCE §4), but the worker's peak memory follows its longest call, because
-# onnxruntime's arena keeps its high-water mark: about 400 MB at 120 tokens and
-# 550 MB at 250. The model's context is 510 phonemes.
+# Tokens per model call. The voices sound right from about 100 to 250 tokens, but
+# the worker's peak memory follows its longest call, because onnxruntime's arenas
+# keep their high-water mark: about 530 MB at 120 tokens and 740 MB at 250 through
+# the cut model (390 and 470 MB decoding whole calls). The model's context is 510
+# phonemes.
 MAX_CALL_TOKENS = Option(
     "--max-call-tokens",
     "Longest model call; higher cuts long clauses less but needs more memory.",

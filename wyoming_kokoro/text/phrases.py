@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-# The opening phrase needs this much to sound natural (REFERENCE §4: < ~15 tokens is weak).
+# The opening phrase needs this much to sound natural (under ~15 tokens sounds weak).
 MIN_HEAD_WORDS = 3
 MIN_HEAD_CHARS = 14
 # ...but a two-word sentence of its own ("Good morning!", "All done.") can go first.
