@@ -165,7 +165,7 @@ class SplitModel:
 
         With the statistics `estimated` (no probe rows), a window costs its frames and
         context only, and the leading pad is not decoded: any call longer than a first
-        window speaks sooner in windows ("Hi.": 28 frames before the first audio
+        window speaks sooner in windows ("Hi.": about 29 frames before the first audio
         instead of 46). Probe rows double the first window's cost: then only a call
         longer than a first and a later window gains."""
         w, after_pad = self.windows, self.frames(plan) - self.first_frame(plan)
