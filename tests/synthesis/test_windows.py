@@ -17,7 +17,7 @@ from support.audio_distance import log_mel_distance
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
 from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
-from wyoming_kokoro.catalog.cut import split_dir
+from wyoming_kokoro.catalog.cut import LAYOUT, split_dir
 from wyoming_kokoro.protocol import Audio, Next, Piece, Preempt
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
@@ -65,6 +65,26 @@ def test_the_cut_model_speaks_as_the_single_graph(engine, cut, whole_graph) -> N
         x = inputs(engine, text)
         expected = whole_graph.run(None, x)[0].ravel()
         assert np.array_equal(cut.whole(cut.plan(x)), expected), text
+
+
+def test_the_generator_reads_each_activation_it_quantizes_once(assets, cut) -> None:
+    # Picking the fed or own scale after computing both made each quantized
+    # activation a second reader, and onnxruntime then held ~140 MB more through a
+    # long call decoded whole (bench A3). Each is read by one If, as in the single graph.
+    generator = onnx.load(str(split.ready(assets.model) / graph.GENERATOR))
+    readers: dict[str, int] = {}
+    for node in generator.graph.node:
+        for name in node.input:
+            readers[name] = readers.get(name, 0) + 1
+    choices = [n for n in generator.graph.node if n.op_type == "If"]
+    assert not [n for n in generator.graph.node if n.op_type == "DynamicQuantizeLinear"]
+    # One choice per quantization, each fed a zero point.
+    assert len(choices) == list(cut.kinds.values()).count(np.dtype(np.uint8)) > 0
+    for choice in choices:
+        branches = {a.name: a.g for a in choice.attribute}
+        (own,) = branches["else_branch"].node
+        assert own.op_type == "DynamicQuantizeLinear"
+        assert readers.get(own.input[0], 0) == 0  # read inside the If only
 
 
 def test_windows_with_the_calls_own_statistics_are_the_whole_decode(engine, cut) -> None:
@@ -190,7 +210,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
 def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) -> None:
     rest = "6e742170d309016e-ort1.32.0"
     oldest, older = tmp_path / f"split-{rest}", tmp_path / f"split2-{rest}"
-    target = tmp_path / f"split3-{rest}"
+    target = tmp_path / f"split{LAYOUT}-{rest}"
     other_runtime = tmp_path / "split-6e742170d309016e-ort1.31.0"
     for entry in (oldest, older, other_runtime):
         (entry / "priors").mkdir(parents=True)

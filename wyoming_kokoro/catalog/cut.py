@@ -15,8 +15,9 @@ _LOGGER = logging.getLogger(__name__)
 VERIFIED = "verified"
 # What an entry holds, by version (an older entry is rebuilt once, keeping what its
 # voices learned): 2, the harmonic source's STFT moved from the plan into the
-# generator; 3, the server's voice taught short replies too (teaching.py).
-LAYOUT = 3
+# generator; 3, the server's voice taught short replies too (teaching.py); 4, the
+# quantization scales chosen by an If (graph.py: whole decodes need less memory).
+LAYOUT = 4
 
 
 def split_dir(model: Path, directory: Path | None = None) -> Path | None:

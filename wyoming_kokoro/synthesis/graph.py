@@ -128,16 +128,14 @@ def _generator(core: onnx.ModelProto) -> onnx.ModelProto:
                 helper.make_node("Where", [FED, fed_input(used), f"{used}/own"], [used]),
             ]
         elif node.op_type == "DynamicQuantizeLinear":
-            quantized, scale, zero = node.output
-            node.output[:] = [f"{quantized}/own", f"{scale}/own", f"{zero}/own"]
-            for name, kind in ((scale, TensorProto.FLOAT), (zero, TensorProto.UINT8)):
-                graph.input.append(helper.make_tensor_value_info(fed_input(name), kind, []))
-            nodes += [
-                node,
-                helper.make_node("Where", [FED, fed_input(scale), f"{scale}/own"], [scale]),
-                helper.make_node("Where", [FED, fed_input(zero), f"{zero}/own"], [zero]),
-                helper.make_node("QuantizeLinear", [node.input[0], scale, zero], [quantized]),
-            ]
+            _, scale, zero = node.output
+            graph.input.append(
+                helper.make_tensor_value_info(fed_input(scale), TensorProto.FLOAT, [])
+            )
+            graph.input.append(
+                helper.make_tensor_value_info(fed_input(zero), TensorProto.UINT8, [])
+            )
+            nodes.append(_fed_or_own(node))
         else:
             nodes.append(node)
     del graph.node[:]
@@ -150,6 +148,44 @@ def _generator(core: onnx.ModelProto) -> onnx.ModelProto:
         graph.output.append(helper.make_tensor_value_info(name, TensorProto.UINT8, None))
     _batched(core, keep=[STYLE_HALF, FED])
     return core
+
+
+def _fed_or_own(quantize: onnx.NodeProto) -> onnx.NodeProto:
+    """`quantize` (a DynamicQuantizeLinear) as an If: the fed scale and zero point
+    when `fed`, else its own. An If, not both computed and one picked by Where: the
+    activation then has one reader, as in the single graph. (With two, onnxruntime
+    kept more of them alive: a 436-frame call decoded whole took 430 MB, not 290.)"""
+    from onnx import TensorProto, helper
+
+    activation, outputs = quantize.input[0], list(quantize.output)
+    kinds = (TensorProto.UINT8, TensorProto.FLOAT, TensorProto.UINT8)
+
+    def branch(name: str, nodes: list[onnx.NodeProto], results: list[str]) -> onnx.GraphProto:
+        values = [
+            helper.make_tensor_value_info(r, k, None) for r, k in zip(results, kinds, strict=True)
+        ]
+        return helper.make_graph(nodes, name, [], values)
+
+    fed = [f"{name}/fed_branch" for name in outputs]
+    own = [f"{name}/own" for name in outputs]
+    scale, zero = (fed_input(name) for name in outputs[1:])
+    then = branch(
+        f"{outputs[0]}/fed_branch",
+        [
+            helper.make_node("QuantizeLinear", [activation, scale, zero], fed[:1]),
+            helper.make_node("Identity", [scale], fed[1:2]),
+            helper.make_node("Identity", [zero], fed[2:]),
+        ],
+        fed,
+    )
+    otherwise = branch(
+        f"{outputs[0]}/own_branch",
+        [helper.make_node("DynamicQuantizeLinear", [activation], own)],
+        own,
+    )
+    return helper.make_node(
+        "If", [FED], outputs, name=quantize.name, then_branch=then, else_branch=otherwise
+    )
 
 
 def cut(model_path: Path) -> dict[str, onnx.ModelProto]:
