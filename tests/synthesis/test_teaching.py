@@ -72,6 +72,25 @@ def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
         assert log_mel_distance(cut.whole(plan)[start:], joined) < 3.0, text
 
 
+def test_a_voice_holding_no_call_as_short_as_hi_is_taught_the_replies_again(
+    engine, tmp_path
+) -> None:
+    # A cache from before calls were kept per band of lengths: an article's sentences
+    # of 80-150 frames had pushed the replies out.
+    engine._priors = VoicePriors(tmp_path, engine._split.kinds)
+    cut = engine._split
+    call = engine.plan("The door is open and the lights are on.", engine.voice("jm_kumo"))[0]
+    plan = cut.plan(engine._inputs(call))
+    statistics, traits = cut.statistics(plan), cut.traits(plan)
+    assert 70 <= traits.frames < SHORT_FRAMES
+    for _ in range(len(teaching.REPLIES)):
+        engine._priors.learn("jm_kumo", statistics, traits)
+    replies = teaching.REPLIES[:2]
+    assert teaching.teach(engine, "jm_kumo", (), replies) == len(teaching.REPLIES) + 2
+    assert min(engine.lengths_learned("jm_kumo")) < 70
+    assert teaching.teach(engine, "jm_kumo", (), replies) == len(teaching.REPLIES) + 2
+
+
 def test_a_voice_reading_another_language_is_not_taught_english(engine, tmp_path) -> None:
     engine._priors = VoicePriors(tmp_path, engine._split.kinds)
     # A Japanese voice reads kana as Japanese: English sentences would not match it.

@@ -18,7 +18,7 @@ import time
 
 from wyoming_kokoro.catalog.voices import g2p_language
 from wyoming_kokoro.synthesis.engine import Engine
-from wyoming_kokoro.synthesis.prior import SHORT_FRAMES
+from wyoming_kokoro.synthesis.prior import BANDS, SHORT_FRAMES
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -67,8 +67,8 @@ def teach(
     """Speak `sentences` and `replies` in `voice`, decoded whole, so its statistics are
     learned and kept; how many calls the voice has taught after. A length the voice
     already holds as many calls of as there are texts for it (adopted from an earlier
-    cut) is not taught again. Voices that do not read English are left to learn from
-    their own calls."""
+    cut) is not taught again, but replies are while it holds none under 70 frames.
+    Voices that do not read English are left to learn from their own calls."""
     spec = engine.voice(voice)
     lang = g2p_language(spec, (sentences + replies)[0])
     if not lang.startswith("en"):
@@ -78,7 +78,10 @@ def teach(
     texts: tuple[str, ...] = ()
     if sum(frames >= SHORT_FRAMES for frames in held) < len(sentences):
         texts += sentences
-    if sum(frames < SHORT_FRAMES for frames in held) < len(replies):
+    # Replies are 54-93 frames. A cache from before calls were kept per band may hold
+    # many longer short calls and none as short as "Hi.": it is taught them again.
+    short = [frames for frames in held if frames < BANDS[1]]
+    if len(short) < len(replies) or min(short, default=BANDS[0]) >= BANDS[0]:
         texts += replies
     if not texts:
         return engine.calls_learned(voice)
