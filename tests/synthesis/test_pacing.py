@@ -37,25 +37,25 @@ def played(w: Windows, per_frame: float, frames: int = 400) -> tuple[list[int], 
 
 def test_windows_after_the_first_grow_so_the_audio_never_runs_dry() -> None:
     # 8.6 ms a frame: this machine's generator on a usual day; 11 ms on a slow one.
-    # Fixed 48-frame windows leave a gap after the first (60 frames to decode, 0.3 s
+    # Fixed 48-frame windows leave a gap after the first (58 frames to decode, 0.3 s
     # of audio in hand).
     for per_frame in (0.0086, 0.011):
         sizes, silence = played(Windows(), per_frame)
         assert silence == 0.0 and sizes[0] < Windows().later
         assert max(sizes) == Windows().later and sizes[:-1] == sorted(sizes[:-1])
-        assert played(Windows(paced=False), per_frame)[1] > 0.2
+        assert played(Windows(paced=False), per_frame)[1] > 0.15
     # The first window is longer only as much as the second one needs.
-    assert first_size(Windows(), None) == first_size(Windows(), 0.0086) - 1 == Windows().first
-    assert first_size(Windows(), 0.011) == 22
+    assert first_size(Windows(), None) == first_size(Windows(), 0.0086) == Windows().first
+    assert first_size(Windows(), 0.011) == 19
 
 
 def test_a_cpu_that_cannot_keep_up_gets_the_longest_windows() -> None:
     sizes, _ = played(Windows(), 0.030)  # slower than real time at any size
     assert sizes[:-1] == [Windows().later] * (len(sizes) - 1)
     assert first_size(Windows(), 0.030) == Windows().first  # no use waiting longer
-    # 15 ms: windows shorter than 18 frames would be slower than the audio they give.
+    # 15 ms: windows shorter than 15 frames would be slower than the audio they give.
     sizes, silence = played(Windows(), 0.015)
-    assert min(sizes[:-1]) >= 2 * 18 and silence == 0.0
+    assert min(sizes[:-1]) >= 2 * 15 and silence == 0.0
 
 
 def test_the_clock_goes_by_the_windows_median_cost_per_frame() -> None:
