@@ -71,3 +71,65 @@ def test_the_clock_goes_by_the_windows_median_cost_per_frame() -> None:
     for _ in range(15):  # the latest runs count: the CPU got faster
         clock.timed(30, 0.24)
     assert clock.per_frame() == pytest.approx(0.008)
+
+
+def test_the_clock_is_left_to_the_next_worker(tmp_path) -> None:
+    # A worker exits when idle; the next one's first call, the one a listener waits
+    # for, is sized from what its predecessor timed, not blind.
+    path = tmp_path / "pace.json"
+    fresh = Clock()
+    fresh.remember(path)  # nothing timed: nothing to keep
+    assert not path.exists()
+    clock = Clock()
+    clock.timed(200, 3.2, window=False)
+    for seconds in (0.40, 0.38, 0.41):  # 25 frames at 16 ms: a slow CPU
+        clock.timed(25, seconds)
+    clock.remember(path)
+    successor = Clock()
+    successor.recall(path)
+    assert successor.per_frame() == pytest.approx(0.016)
+    # Sized from it, the first window lasts while the second is decoded (blind, it was
+    # 16 frames and 0.45 s of silence followed at 16 ms a frame).
+    assert first_size(Windows(), successor.per_frame()) > Windows().first
+    assert played(Windows(), successor.per_frame())[1] == 0.0
+    # Its own windows soon outweigh what it was left: the machine may be quieter now.
+    for _ in range(2):
+        successor.timed(25, 0.25)
+    assert successor.per_frame() == pytest.approx(0.01)
+    # Whole calls only: kept as such, standing in until a window runs.
+    whole_only = Clock()
+    whole_only.timed(100, 1.3, window=False)
+    whole_only.remember(path)
+    successor = Clock()
+    successor.recall(path)
+    assert successor.per_frame() == pytest.approx(0.013)
+    successor.timed(25, 0.25)
+    assert successor.per_frame() == pytest.approx(0.01)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "",
+        "{not json",
+        "[0.016]",
+        '{"format": 99, "window": 0.016}',
+        '{"format": 1, "window": "fast"}',
+        '{"format": 1, "window": 7.0, "whole": -1.0}',
+    ],
+)
+def test_a_damaged_or_foreign_clock_file_is_ignored(tmp_path, kept) -> None:
+    path = tmp_path / "pace.json"
+    path.write_text(kept)
+    clock = Clock()
+    clock.recall(path)
+    assert clock.per_frame() is None
+    clock.recall(tmp_path / "missing.json")
+    assert clock.per_frame() is None
+
+
+def test_a_read_only_cache_keeps_no_clock_and_raises_nothing(tmp_path) -> None:
+    clock = Clock()
+    clock.timed(25, 0.4)
+    clock.remember(tmp_path / "no such folder" / "pace.json")
+    assert not list(tmp_path.rglob("*"))

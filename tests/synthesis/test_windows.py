@@ -22,7 +22,7 @@ from wyoming_kokoro.protocol import Audio, Next, Piece, Preempt
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
-from wyoming_kokoro.synthesis.pacing import first_size
+from wyoming_kokoro.synthesis.pacing import Clock, first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 from wyoming_kokoro.synthesis.runtime import create_session
 
@@ -123,8 +123,10 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
     assert max(distances) < 6.0, distances
 
 
-def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut) -> None:
+def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
     engine = Engine(assets, EngineOptions(threads=2))
+    # Where the engine keeps what a frame costs here, read when it was made.
+    assert engine._pace is not None and engine._pace.parent == split.ready(assets.model)
     voice = engine.voice("jm_kumo")
     calls = engine.plan(LONG, voice, awaited=True)
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
@@ -134,6 +136,13 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut) -> Non
     pieces = list(engine.stream(calls[0]))  # unless the CPU is slow (then what it needs)
     assert len(pieces) >= 3 and [last for _, last in pieces][-1]
     assert 0 < len(pieces[0][0]) <= graph.SAMPLES_PER_FRAME * first
+    # What its windows cost is left for the next worker (not in the cache here: other
+    # tests' workers write there meanwhile).
+    engine._pace = tmp_path / "pace.json"
+    engine.keep_learned()
+    successor = Clock()
+    successor.recall(engine._pace)
+    assert successor.per_frame() == engine._split.clock.per_frame() is not None
 
 
 def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, tmp_path) -> None:

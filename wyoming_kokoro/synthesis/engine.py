@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -90,12 +91,14 @@ class Engine:
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
         self._split: SplitModel | None = loading.split_model
-        # What the voices' whole calls taught about the statistics windows need.
-        self._priors = (
-            VoicePriors(loading.split_dir / "priors", self._split.kinds)
-            if self._split is not None and loading.split_dir is not None
-            else None
-        )
+        # Kept beside the cut for the next worker: what the voices' whole calls taught
+        # about the statistics windows need, and what a frame costs to decode here.
+        self._priors: VoicePriors | None = None
+        self._pace: Path | None = None
+        if self._split is not None and loading.split_dir is not None:
+            self._priors = VoicePriors(loading.split_dir / "priors", self._split.kinds)
+            self._pace = loading.split_dir / f"pace-{self.options.threads}-threads.json"
+            self._split.clock.recall(self._pace)
         self._session = Interruptible(self._kokoro.sess)
         # With the cut model loaded, kokoro-onnx holds the plan part only (for its
         # tokenizer and voices): its create() must fail loudly, not return features.
@@ -305,9 +308,12 @@ class Engine:
         return self._priors.lengths(str(self.voice(voice))) if self._priors is not None else []
 
     def keep_learned(self) -> None:
-        """Save what the voices' calls taught since the last save, before exiting."""
+        """Save what the voices' calls taught since the last save, and what a frame
+        costs here, before exiting."""
         if self._priors is not None:
             self._priors.flush()
+        if self._split is not None and self._pace is not None:
+            self._split.clock.remember(self._pace)
 
     def warm_up(self) -> None:
         """The first call is slower (allocations, kernels); pay it before a user waits."""

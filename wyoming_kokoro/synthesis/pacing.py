@@ -4,23 +4,34 @@ The first window is small so the first audio comes early. Each later one is as
 long as can be decoded before the audio in hand has played, so a listener never
 waits between two, and no longer than `later` frames, so a newcomer waits at most
 that long. What a window costs to decode here is learned from the generator's
-runs in this process (`Clock`): it depends on the CPU and on whatever else runs
-beside.
+runs (`Clock`): it depends on the CPU and on whatever else runs beside. A worker
+that exits when idle leaves it to the next one (`remember`, `recall`): else each
+burst's first call, the one a listener waits for, would be sized blind, and on a CPU
+slower than about 12 ms a frame its second window would come late (measured at 16 ms
+a frame: 0.45 s of silence after the first 0.3 s of audio).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
+import os
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 
+_LOGGER = logging.getLogger(__name__)
+
 LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
 SECONDS_PER_FRAME = SAMPLES_PER_FRAME / 24_000
 _MARGIN = 0.8  # of the audio in hand, what a window's decoding may take
+_FORMAT = 1  # of the file `Clock.remember` writes
+_PLAUSIBLE = (0.0005, 1.0)  # seconds a frame: anything else kept is not this generator's
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,39 @@ class Clock:
     def per_frame(self) -> float | None:
         runs = self._windows or self._others
         return float(np.median(runs)) if runs else None
+
+    def remember(self, path: Path) -> None:
+        """Keep what a frame costs here in `path`, for the next process's `recall`."""
+        costs = {
+            kind: float(np.median(runs)) if runs else None
+            for kind, runs in (("window", self._windows), ("whole", self._others))
+        }
+        if costs["window"] is None and costs["whole"] is None:
+            return
+        aside = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            aside.write_text(json.dumps({"format": _FORMAT, **costs}))
+            os.replace(aside, path)  # a worker starting meanwhile reads a whole file
+        except OSError as err:  # a read-only cache: the next worker learns afresh
+            _LOGGER.debug("Cannot keep the generator's cost in %s: %s", path, err)
+            aside.unlink(missing_ok=True)
+
+    def recall(self, path: Path) -> None:
+        """Start from the costs `remember` kept, each as one run: the first windows of
+        this process soon outweigh them if the machine is busier or quieter now."""
+        try:
+            costs = json.loads(path.read_text())
+            if costs.get("format") != _FORMAT:
+                return
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, AttributeError) as err:
+            _LOGGER.warning("Ignoring the generator's cost kept in %s (%s)", path, err)
+            return
+        for kind, runs in (("window", self._windows), ("whole", self._others)):
+            cost = costs.get(kind)
+            if isinstance(cost, float) and _PLAUSIBLE[0] < cost < _PLAUSIBLE[1]:
+                runs.append(cost)
 
 
 def schedule(
