@@ -279,6 +279,23 @@ def test_the_opening_phrase_is_a_piece_before_the_first_sentence_is_complete() -
     ]
 
 
+def test_a_text_given_whole_is_spoken_in_whole_sentences() -> None:
+    # `synthesize`, the HTTP API and kokoro-say know the whole text: no opening phrase
+    # goes ahead (the first call is decoded in windows instead), so no cut costs the
+    # sentence its prosody, and no later phrase waits for a call of its own.
+    text = (
+        "The living room lights are on, the heating is set to twenty one degrees, "
+        "and the door is locked."
+    )
+    assert split_text(text) == [text]
+    stream = SentenceStream("en")
+    assert stream.feed(text, more=False) == []  # its end is decided by what follows
+    assert stream.finish() == [text]
+    # Streamed, the writer may take seconds more: the opening phrase goes ahead.
+    stream = SentenceStream("en")
+    assert stream.feed(text) == ["The living room lights are on,"]
+
+
 def test_sentences_sent_whole_get_an_opening_phrase_and_lose_no_space() -> None:
     # wyoming-bench and other clients send whole sentences, each with a space after
     # it: the head goes at once, the rest of that sentence follows on its own (not

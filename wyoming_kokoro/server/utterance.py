@@ -68,19 +68,22 @@ class SpokenText:
         self._chars = 0
         self.pieces = 0  # jobs submitted so far
 
-    def add_text(self, text: str) -> None:
-        """Queue every piece the text completes; raises TextTooLong past the limit."""
-        self._count(text)
-        self._submit(self._stream.feed(text))
+    def add_text(self, text: str, more: bool = True) -> None:
+        """Queue every piece the text completes; raises TextTooLong past the limit.
 
-    async def add_text_async(self, text: str) -> None:
+        `more`: text may follow (a stream); a text given whole is spoken in whole
+        sentences (see `SentenceStream.feed`)."""
+        self._count(text)
+        self._submit(self._stream.feed(text, more=more))
+
+    async def add_text_async(self, text: str, more: bool = True) -> None:
         """`add_text`, with a long text split in a thread: other clients are answered
         meanwhile (Home Assistant gives `describe` one second)."""
         self._count(text)
         if len(text) < THREAD_CHARS:
-            pieces = self._stream.feed(text)
+            pieces = self._stream.feed(text, more=more)
         else:
-            pieces = await asyncio.to_thread(self._stream.feed, text)
+            pieces = await asyncio.to_thread(lambda: self._stream.feed(text, more=more))
         self._submit(pieces)
 
     def _count(self, text: str) -> None:
@@ -96,7 +99,7 @@ class SpokenText:
     def plan_text(self, text: str) -> Planned:
         """Plain text's pieces, planned like `plan_ssml` (may run in a thread)."""
         voicing = (self._voice, self._speed, self._lang, self._volume)
-        return [(voicing, self._stream.feed(text))]
+        return [(voicing, self._stream.feed(text, more=False))]
 
     def count(self, text: str) -> None:
         """Count text towards the limit (TextTooLong past it) without speaking it."""
@@ -122,7 +125,7 @@ class SpokenText:
             if wanted != current:
                 planned.append((current, stream.finish()))
                 current, stream = wanted, SentenceStream(wanted[2] or "en")
-            planned.append((current, stream.feed(segment.text)))
+            planned.append((current, stream.feed(segment.text, more=False)))
         self._stream = stream
         self._voice, self._speed, self._lang, self._volume = current
         return planned

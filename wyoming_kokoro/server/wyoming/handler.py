@@ -142,7 +142,8 @@ class Utterance:
         self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
         self._handler.utterance = self
 
-    async def add_text(self, text: str) -> None:
+    async def add_text(self, text: str, more: bool = True) -> None:
+        """Speak `text` as it comes; `more`: text may follow (see `SpokenText.add_text`)."""
         try:
             if self._ssml is None:
                 head = ("".join(self._held) + text).lstrip()
@@ -154,7 +155,7 @@ class Utterance:
                 self._text.count(text)
                 self._held.append(text)
                 return
-            await self._text.add_text_async(text)
+            await self._text.add_text_async(text, more)
         except TextTooLong as err:
             raise ProtocolError(str(err)) from None
 
@@ -317,7 +318,7 @@ class KokoroHandler:
                 raise ProtocolError(f"text is longer than the limit of {limit} characters")
             utterance = Utterance(self, voice, _ssml_asked(event))
             await utterance.begin()
-            await utterance.add_text(text)
+            await utterance.add_text(text, more=False)  # the whole text
             await self._wait(utterance)
         else:
             _LOGGER.debug("Ignoring event %s", event.type)
