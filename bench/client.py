@@ -41,6 +41,9 @@ class Heard:
     audio_stop: float | None = None
     end: float | None = None
     audio_bytes: int = 0
+    # What a player starting at the first chunk would go without: the waits between
+    # chunks that came after the audio before them had played.
+    silent: float = 0.0
     types: list[str] = field(default_factory=list)
 
     @property
@@ -96,6 +99,7 @@ async def request(
         sender = asyncio.create_task(send(client))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        plays_until = 0.0
         try:
             while True:
                 event = await asyncio.wait_for(client.read_event(), deadline - loop.time())
@@ -104,11 +108,14 @@ async def request(
                     break
                 heard.types.append(event.type)
                 if AudioChunk.is_type(event.type):
-                    heard.audio_bytes += len(AudioChunk.from_event(event).audio)
+                    size = len(AudioChunk.from_event(event).audio)
+                    heard.audio_bytes += size
                     if heard.first_audio is None:
-                        heard.first_audio = now
+                        heard.first_audio = plays_until = now
                         if started is not None:
                             started.set()
+                    heard.silent += max(0.0, now - plays_until)
+                    plays_until = max(plays_until, now) + size / 48000
                 elif event.type == "audio-stop" and heard.audio_stop is None:
                     heard.audio_stop = now
                 if event.type in (until, "error"):

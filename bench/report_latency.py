@@ -21,6 +21,16 @@ def _delta(r: Record, key: str) -> float:
     return r.get(f"{prefix}delta_{mode}", fallback)
 
 
+def _silent(r: Record, mode: str, variant: str = "") -> str:
+    """The worst silence inside the sentence over the rounds, cold / warm (older
+    records did not measure it)."""
+    silent = r.get("silent", {})
+    cold, warm = f"{variant}cold_{mode}", f"{variant}warm_{mode}"
+    if cold not in silent:
+        return "–"
+    return f"{sec(silent[cold])} / {sec(silent[warm])}"
+
+
 def _cold(r: Record) -> list[str]:
     rows = [
         [
@@ -29,6 +39,7 @@ def _cold(r: Record) -> list[str]:
             sec(r[f"cold_{mode}"]),
             sec(_delta(r, mode)),
             ratio(r[f"warm_{mode}"], r["kokoro_create"]),
+            _silent(r, mode),
         ]
         for mode in ("synth", "stream")
     ]
@@ -39,6 +50,7 @@ def _cold(r: Record) -> list[str]:
             sec(r[f"prefork_cold_{mode}"]),
             sec(_delta(r, f"prefork_{mode}")),
             ratio(r[f"prefork_warm_{mode}"], r["kokoro_create"]),
+            _silent(r, mode, "prefork_"),
         ]
         for mode in ("synth", "stream")
         if f"prefork_cold_{mode}" in r
@@ -47,7 +59,17 @@ def _cold(r: Record) -> list[str]:
     return [
         f"#### C1. Cold vs warm: “{r['text']}” (median of {r['rounds']} rounds; cold − warm "
         "is the median of each round's cold request minus the warm one right after it)\n",
-        table(["HA call", "warm", "cold", "cold − warm", "warm / kokoro-onnx `create()`"], rows),
+        table(
+            [
+                "HA call",
+                "warm",
+                "cold",
+                "cold − warm",
+                "warm / kokoro-onnx `create()`",
+                "silence inside, worst: cold / warm",
+            ],
+            rows,
+        ),
         f"kokoro-onnx `create()` on the same sentence, model loaded: {sec(r['kokoro_create'])}. "
         f"Worker ready (model loaded and text side warmed) {sec(r['engine_ready_s'])} after "
         f"it starts. Cold ≤ warm + 0.5 s (default): {goal(delta <= 0.5, 'goal')}.\n",

@@ -46,6 +46,7 @@ def cold_start(quick: bool) -> Result:
     """C1: first audio of one short sentence, cold vs warm, both HA call styles."""
     rounds = 2 if quick else 9
     runs: dict[str, list[float]] = {}
+    silent: dict[str, list[float]] = {}  # inside the sentence, after its first audio
     loads: list[float] = []
     for variant, args in (("", ()), ("prefork_", ("--prefork",))):
         with Server("--idle-timeout", "1", *args) as server:
@@ -64,6 +65,7 @@ def cold_start(quick: bool) -> Result:
                     for kind, heard in (("cold", cold), ("warm", warm)):
                         key = f"{variant}{kind}_{mode}"
                         runs.setdefault(key, []).append(heard.first_audio or float("nan"))
+                        silent.setdefault(key, []).append(heard.silent)
             for line in server.log:
                 if "Model loaded in" in line and not variant:
                     loads.append(float(line.split("Model loaded in")[1].split()[0]))
@@ -87,6 +89,7 @@ def cold_start(quick: bool) -> Result:
         **{key: _median(values) for key, values in runs.items()},
         **deltas,
         "all": runs,
+        "silent": {key: max(values) for key, values in silent.items()},
         "engine_ready_s": _median(loads),
         "kokoro_create": _create_time(DOOR, 5),
     }
