@@ -400,10 +400,13 @@ def test_eight_clients_at_once_all_get_their_own_audio(server: ServerProcess, li
     for text, audio, types in results:
         assert types[:2] == ["info", "audio-start"] and types[-1] == "audio-stop", (text, types)
         by_text.setdefault(text, set()).add(audio)
-    # The model is deterministic: any mix-up between clients would show as a difference.
-    assert all(len(variants) == 1 for variants in by_text.values())
-    spoken = tuple(by_text)
-    listener.check(spoken, [next(iter(by_text[text])) for text in spoken])
+    # A text's durations come from the model's front, the same every time, so a mix-up
+    # of chunks between clients would change a length. The samples themselves may differ
+    # a little: where the windows of a first call fall depends on how fast frames were
+    # decoded so far (int8 scales are per window). So every variant is heard, too.
+    assert all(len({len(audio) for audio in variants}) == 1 for variants in by_text.values())
+    spoken = [(text, audio) for text, variants in by_text.items() for audio in variants]
+    listener.check(tuple(text for text, _ in spoken), [audio for _, audio in spoken])
     assert rss_mb(server.pid) < 150
 
 
