@@ -1,6 +1,7 @@
 """W: decoding in windows against whole calls, in-process, warm, one run.
 
     .venv/bin/python bench/windows.py [--heard] [--sentences N] [--sound-only | --latency-only]
+    taskset -c 0 .venv/bin/python bench/windows.py --latency-only --threads 1  # one core
 
 Prints three tables: what each part of the cut model costs (and the fitted cost of
 the generator per frame); the first audio of a listener's first sentence by way of
@@ -88,14 +89,16 @@ def main() -> None:
     parser.add_argument("--latency-only", action="store_true", help="only W1 and W2")
     parser.add_argument("--heard-only", action="store_true", help="only W4 (implies --heard)")
     parser.add_argument("--english-only", action="store_true", help="W4 without Japanese")
+    # One thread (with `taskset -c 0`) is the one-core goal; the pace file is per count.
+    parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
     args = parser.parse_args()
     # Up to 64: the first 32 are the ones every earlier run used.
     texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[: args.sentences]
     assets = resolve(None, None, [])
-    directory = split.ready(assets.model) or split.build(assets, threads=2)
-    windowed = Engine(assets, EngineOptions(threads=2))
-    whole = Engine(assets, EngineOptions(threads=2, decode="whole"))
-    cut = SplitModel(split.load(directory, 2))
+    directory = split.ready(assets.model) or split.build(assets, threads=args.threads)
+    windowed = Engine(assets, EngineOptions(threads=args.threads))
+    whole = Engine(assets, EngineOptions(threads=args.threads, decode="whole"))
+    cut = SplitModel(split.load(directory, args.threads))
     voice = windowed.voice(VOICE)
     kokoro = whole._kokoro
     for engine in (windowed, whole):
@@ -104,7 +107,7 @@ def main() -> None:
     # has learned: the windowed engine learns here from texts.SENTENCES only (never
     # the measured sentences), and a copy that has heard nothing uses probe rows.
     scratch = tempfile.TemporaryDirectory()
-    unheard = Engine(assets, EngineOptions(threads=2))
+    unheard = Engine(assets, EngineOptions(threads=args.threads))
     unheard._priors = VoicePriors(Path(scratch.name) / "unheard", cut.kinds)
     windowed._priors = VoicePriors(Path(scratch.name) / "heard", cut.kinds)
     for text in SENTENCES[: prior.TRUSTED]:
@@ -132,7 +135,10 @@ def main() -> None:
             gen_s.append(best(lambda plan=plan: cut.whole(plan)))
         slope, intercept = np.polyfit(frames, gen_s, 1)
         share = sum(plan_s) / (sum(plan_s) + sum(gen_s))
-        print(f"## W1 The cut model's parts ({len(texts)} sentences, 2 threads, load {load:.1f})\n")
+        print(
+            f"## W1 The cut model's parts ({len(texts)} sentences, "
+            f"{args.threads} threads, load {load:.1f})\n"
+        )
         print(
             table(
                 ["part", "per call, mean", "share"],
@@ -187,7 +193,7 @@ def main() -> None:
             rows.append(row)
         print(
             f"\n## W2 First audio of a listener's first sentence "
-            f"(warm, load {os.getloadavg()[0]:.1f})\n"
+            f"(warm, {args.threads} threads, load {os.getloadavg()[0]:.1f})\n"
         )
         head = ["decoding", "median", "p95", "vs kokoro-onnx", "silence inside: sum / worst"]
         print(table(head, rows))
