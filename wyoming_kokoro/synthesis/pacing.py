@@ -61,7 +61,9 @@ class Clock:
     stalled does not make every window after it short, nor a lucky one long. (Runs
     of 24 to 60 frames cost the same per frame within the noise, 10-11 ms on a
     2-core VM: there is no fixed part per run worth fitting.) Whole calls and
-    batches (dearer per frame, 12-13 ms) stand in only until a window has run.
+    batches stand in only until a window has run: per frame they cost a little more
+    or less than windows depending on the CPU (12-13 against 10-11 ms on one VM,
+    14.6 against 15-17 ms on a slower one).
     """
 
     def __init__(self, keep: int = 15) -> None:
