@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
+from wyoming_kokoro.synthesis.keeping import keep
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -86,13 +86,7 @@ class Clock:
         }
         if costs["window"] is None and costs["whole"] is None:
             return
-        aside = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            aside.write_text(json.dumps({"format": _FORMAT, **costs}))
-            os.replace(aside, path)  # a worker starting meanwhile reads a whole file
-        except OSError as err:  # a read-only cache: the next worker learns afresh
-            _LOGGER.debug("Cannot keep the generator's cost in %s: %s", path, err)
-            aside.unlink(missing_ok=True)
+        keep(path, json.dumps({"format": _FORMAT, **costs}).encode(), "the generator's cost")
 
     def recall(self, path: Path) -> None:
         """Start from the costs `remember` kept, each as one run: the first windows of

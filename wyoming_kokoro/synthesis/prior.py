@@ -21,15 +21,16 @@ not forget: the next burst's first call is the one a listener waits for.
 
 from __future__ import annotations
 
+import io
 import logging
-import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from wyoming_kokoro.synthesis.keeping import keep
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -229,16 +230,6 @@ class VoicePriors:
             "values": held.values,
             "learned": np.array(held.learned),
         }
-        aside: str | None = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Written aside and renamed: another process reading it sees a whole file.
-            with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
-                aside = f.name
-                np.savez(f, **arrays)
-            os.chmod(aside, 0o644)  # as the cache's other files (temporary files are 0600)
-            os.replace(aside, path)
-        except OSError as err:  # a read-only cache: the calls live as long as we do
-            _LOGGER.debug("Cannot keep the statistics learned for %s: %s", voice, err)
-            if aside is not None:
-                Path(aside).unlink(missing_ok=True)
+        packed = io.BytesIO()
+        np.savez(packed, **arrays)
+        keep(path, packed.getvalue(), f"the statistics learned for {voice}", make_folder=True)
