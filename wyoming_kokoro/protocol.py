@@ -8,6 +8,8 @@ model at the next call rather than after a whole piece:
     scheduler → worker   Setup        once, first: the worker's configuration
                          Piece        plan a piece of text, then speak its first call
                          Next         speak the next call of a piece (shorter if asked)
+                                      (both: stop after N windows if asked, others
+                                      wait for their first audio)
                          Drop         forget a piece (its client went away)
                          Preempt      abandon the running call of a piece (re-spoken later)
                          Stop         end the burst (also: EOF on stdin)
@@ -108,6 +110,8 @@ class Piece(Message):
     lang: str | None = None
     awaited: bool = False  # a listener waits for this piece's first audio
     volume: float = 1.0  # a multiplier on the voice's equal loudness
+    # Others wait for their first audio: let them go after this many windows (0: no).
+    windows: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ class Next(Message):
     type: ClassVar[str] = "next"
     id: int
     limit: int | None = None  # others wait: say at most this many phonemes now
+    windows: int = 0  # as `Piece.windows`
 
 
 @dataclass(frozen=True)

@@ -156,7 +156,32 @@ def test_newcomers_arriving_together_each_hear_a_window_before_anyone_a_second()
     # its second call began: each listener waited for first windows only.
     order = [type(m).__name__ for m in worker.sent if isinstance(m, (Piece, Next))]
     assert order[:3] == ["Piece"] * 3, order
-    assert [m.id for m in worker.calls(Preempt)][:2] == [1, 2]
+    # Each call was told, as it was sent, to let the others go after one window
+    # (while someone still waited): no Preempt had to catch up with it.
+    assert [m.windows for m in worker.calls(Piece)] == [1, 1, 0]
+    assert not worker.calls(Preempt)
+
+
+def test_a_newcomer_arriving_after_a_call_was_sent_still_gets_the_model_at_its_next_window() -> (
+    None
+):
+    texts = [f"Client {n} asks for the weather. It is sunny and mild." for n in (1, 2)]
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> list[str]:
+        worker.hold()
+        first = scheduler.submit(_job(1, texts[0]))
+        await _until(lambda: worker.running == first.id)
+        second = scheduler.submit(_job(2, texts[1]))
+        worker.release()
+        return list(await asyncio.gather(_all(first), _all(second)))
+
+    spoken, worker = _run(scenario, windows=3)
+    assert spoken == texts
+    assert [m.windows for m in worker.calls(Piece)] == [0, 0]
+    # The first call was sent alone; the newcomer stopped it after its first window.
+    assert [m.id for m in worker.calls(Preempt)] == [1]
+    order = [(type(m).__name__, m.id) for m in worker.sent if isinstance(m, (Piece, Next))]
+    assert order[:3] == [("Piece", 1), ("Piece", 2), ("Next", 1)], order
 
 
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:

@@ -121,9 +121,9 @@ class FakeWorker:
             self._plans[message.id] = deque(
                 deque(self._cut(c)) for c in said(message.text, self.pad)
             )
-            self._begin(message.id)
+            self._begin(message.id, message.windows)
         elif isinstance(message, Next):
-            self._begin(message.id)
+            self._begin(message.id, message.windows)
         elif isinstance(message, Drop):
             self._plans.pop(message.id, None)
         elif isinstance(message, Preempt):
@@ -158,11 +158,12 @@ class FakeWorker:
             parts[-2:] = [parts[-2] + parts[-1]]
         return parts
 
-    def _begin(self, piece: int) -> None:
+    def _begin(self, piece: int, limit: int = 0) -> None:
         self._running = piece
-        self._call = asyncio.get_running_loop().create_task(self._speak(piece))
+        self._call = asyncio.get_running_loop().create_task(self._speak(piece, limit))
 
-    async def _speak(self, piece: int) -> None:
+    async def _speak(self, piece: int, limit: int = 0) -> None:
+        """One call of `piece`, or its next windows: at most `limit` if more than 0."""
         calls = self._plans.get(piece)
         if not calls:
             self._answer(Audio(piece, more=False))
@@ -181,6 +182,10 @@ class FakeWorker:
             part = windows.popleft()
             if windows:
                 self._replies.put_nowait(Audio(piece, more=True, pcm=part, window=True))
+                limit -= 1
+                if limit == 0:  # asked to let others go: the rest at the next turn
+                    self._answer(Audio(piece, more=True))
+                    return
                 await asyncio.sleep(0)
             else:
                 calls.popleft()

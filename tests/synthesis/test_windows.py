@@ -263,6 +263,14 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         assert len(windows) <= 2, "the call went on past the window in progress"
         newcomer = speak(worker, 3, "The door is open.", awaited=True)
         assert newcomer and newcomer[0]
+        # Told with the call that others wait: one window, then the model is theirs.
+        send(worker, Next(2, windows=1))
+        before, answer = len(windows), receive_one(worker)
+        while isinstance(answer, Audio) and answer.window:
+            windows.append(answer.pcm)
+            answer = receive_one(worker)
+        assert isinstance(answer, Audio) and answer.more and not answer.pcm
+        assert len(windows) == before + 1, "the call did not stop after the one window asked"
         send(worker, Next(2))
         rest = receive(worker)
         assert isinstance(rest, Audio) and not rest.more

@@ -208,13 +208,28 @@ class Scheduler:
             for dropped in turns.drops:
                 await self._worker.send(Drop(dropped))
             turns.drops.clear()
-            _LOGGER.debug("Call for job %d of client %d", job.id, job.client)
+            turns.sharing = turns.shares(job)
+            windows = 1 if turns.sharing else 0
+            _LOGGER.debug(
+                "Call for job %d of client %d%s",
+                job.id,
+                job.client,
+                " (others wait: one window)" if windows else "",
+            )
             if job.started:
-                await self._worker.send(Next(job.id, SHARED_CALL_TOKENS if turns.crowded else None))
+                limit = SHARED_CALL_TOKENS if turns.crowded else None
+                await self._worker.send(Next(job.id, limit, windows))
             else:
                 job.started = True
                 piece = Piece(
-                    job.id, job.text, job.voice, job.speed, job.lang, job.awaited, job.volume
+                    job.id,
+                    job.text,
+                    job.voice,
+                    job.speed,
+                    job.lang,
+                    job.awaited,
+                    job.volume,
+                    windows,
                 )
                 await self._worker.send(piece)
             turns.in_flight = job

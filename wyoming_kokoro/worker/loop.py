@@ -84,9 +84,8 @@ class _Worker:
                     message.text, voice, message.speed, message.lang, awaited=message.awaited
                 )
                 self._plans[job_id] = deque(plan)
-            reply: Message = self._speak_next(
-                job_id, message.limit if isinstance(message, Next) else None
-            )
+            limit = message.limit if isinstance(message, Next) else None
+            reply: Message = self._speak_next(job_id, limit, message.windows)
         except Exception as err:
             # One bad piece (a voice of the wrong shape in a user's file raises
             # IndexError, or onnxruntime's own exception types) must not end the
@@ -102,7 +101,9 @@ class _Worker:
             reply = Failed(job_id, str(err) or type(err).__name__)
         self.send(reply)
 
-    def _speak_next(self, job_id: int, limit: int | None = None) -> Audio:
+    def _speak_next(self, job_id: int, limit: int | None = None, at_most: int = 0) -> Audio:
+        """The next call of a piece, or its next windows: at most `at_most` of them
+        if more than 0 (others wait for their first audio)."""
         calls = self._plans.get(job_id)
         if calls is None:
             raise KeyError(f"no piece {job_id} in progress")
@@ -121,9 +122,11 @@ class _Worker:
                         break
                     window = self._leveled(job_id, audio)
                     self.send(Audio(job_id, more=True, pcm=window, window=True))
-                    if self._engine.yield_to_others(job_id):
+                    if self._engine.yield_to_others(job_id) or count == at_most:
                         # Someone else needs the model now: the rest of this call
                         # follows, from the next window, at this piece's next turn.
+                        # Told with the call, a worker need not wait for a Preempt
+                        # that comes only after it has begun another window.
                         _LOGGER.debug("Piece %s lets others go after window %d", job_id, count)
                         calls.appendleft(windows)
                         break
