@@ -45,6 +45,7 @@ class Heard:
     # chunks that came after the audio before them had played.
     silent: float = 0.0
     types: list[str] = field(default_factory=list)
+    pcm: bytearray = field(default_factory=bytearray)  # what was heard, for the judge
 
     @property
     def audio_seconds(self) -> float:
@@ -108,8 +109,10 @@ async def request(
                     break
                 heard.types.append(event.type)
                 if AudioChunk.is_type(event.type):
-                    size = len(AudioChunk.from_event(event).audio)
+                    audio = AudioChunk.from_event(event).audio
+                    size = len(audio)
                     heard.audio_bytes += size
+                    heard.pcm += audio
                     if heard.first_audio is None:
                         heard.first_audio = plays_until = now
                         if started is not None:

@@ -262,6 +262,15 @@ DECODE = Option(
     "windows",
     choices=("windows", "whole"),
 )
+PHRASE_WAIT = Option(
+    "--phrase-wait",
+    "Seconds a streamed first sentence is waited for before its opening phrase is spoken "
+    "alone (a fast LLM's sentence is then spoken whole, with its prosody; 0: at once).",
+    "float",
+    0.2,
+    0,
+    10,
+)
 NO_STREAMING = Option(
     "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, addon="streaming"
 )
@@ -300,6 +309,7 @@ SERVER = (
     PREFORK,
     DECODE,
     NO_STREAMING,
+    PHRASE_WAIT,
     MAX_TEXT_CHARS,
     MIN_FREE_MB,
     CONNECTION_TIMEOUT,

@@ -66,6 +66,8 @@ class SpeechSettings:
     lead_silence: int = o.LEAD_SILENCE.default
     tail_silence: int = o.TAIL_SILENCE.default
     streaming: bool = True
+    phrase_wait: float = o.PHRASE_WAIT.default
+    """Seconds a streamed first sentence is waited for before its opening phrase goes."""
     max_text_chars: int = o.MAX_TEXT_CHARS.default
 
     @property

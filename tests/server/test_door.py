@@ -19,10 +19,11 @@ from support.wyoming_io import collect, stream, synthesize
 from wyoming.client import AsyncClient
 from wyoming.event import async_write_event
 from wyoming.info import Describe
-from wyoming.tts import Synthesize
+from wyoming.tts import Synthesize, SynthesizeChunk, SynthesizeStart
 
 from wyoming_kokoro.protocol import Next, Piece
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES
+from wyoming_kokoro.server.utterance import HEAD_WAIT_S
 from wyoming_kokoro.settings import SpeechSettings
 
 
@@ -83,6 +84,22 @@ def test_a_client_that_vanishes_mid_answer_costs_the_others_nothing() -> None:
     assert (said, errors) == ("The door is open.", [])
 
 
+def test_an_opening_phrase_due_after_its_client_left_is_never_spoken() -> None:
+    # The opening phrase of a stream waits HEAD_WAIT_S for the rest of its sentence:
+    # a client gone by then must not leave it queued for nobody.
+    async def main() -> list[str]:
+        async with fake_door() as door:
+            async with AsyncClient.from_uri(door.uri) as client:
+                await client.write_event(SynthesizeStart().event())
+                chunk = "The living room lights are on, the heating is set"
+                await client.write_event(SynthesizeChunk(text=chunk).event())
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(HEAD_WAIT_S + 0.3)
+            return [m.text for m in door.worker.calls(Piece)]  # type: ignore[attr-defined]
+
+    assert asyncio.run(main()) == []
+
+
 def test_a_text_over_the_limit_is_refused_before_any_audio() -> None:
     async def main() -> list[str]:
         async with fake_door() as door:
@@ -98,25 +115,32 @@ def test_a_text_given_whole_goes_to_the_worker_in_whole_sentences() -> None:
     # `synthesize` knows the whole text: a one-sentence answer is one call, its first
     # audio decoded in windows. Cut into an opening phrase and the rest, it lost its
     # prosody, and each later phrase, a whole call of its own, came after a gap when
-    # the CPU was slow (1.5-1.9 s inside this sentence at 16 ms a frame). Streamed,
-    # the opening phrase still goes ahead while the rest is being written.
+    # the CPU was slow (1.5-1.9 s inside this sentence at 16 ms a frame). Streamed
+    # as fast as a cloud LLM writes, the sentence is waited for and said whole too;
+    # streamed slowly (1.5 s for this sentence), its opening phrase goes ahead once
+    # HEAD_WAIT_S has passed.
     text = (
         "The living room lights are on, the heating is set to twenty one degrees, "
         "and the door is locked."
     )
+    ways = (
+        synthesize,
+        lambda uri, text: stream(uri, text, piece=7),
+        lambda uri, text: stream(uri, text, piece=7, every=0.1),
+    )
 
-    async def main() -> tuple[list[str], list[str]]:
+    async def main() -> list[list[str]]:
         sent = []
-        for speak in (synthesize, lambda uri, text: stream(uri, text, piece=7)):
+        for speak in ways:
             async with fake_door() as door:
                 reply = await speak(door.uri, text)
                 assert heard(reply.audio) == text
                 sent.append([m.text for m in door.worker.calls(Piece)])  # type: ignore[attr-defined]
-        return sent[0], sent[1]
+        return sent
 
-    whole, streamed = asyncio.run(main())
-    assert whole == [text]
-    assert streamed[0] == "The living room lights are on," and " ".join(streamed) == text
+    whole, fast, slow = asyncio.run(main())
+    assert whole == [text] and fast == [text]
+    assert slow[0] == "The living room lights are on," and " ".join(slow) == text
 
 
 class _Lines(logging.Handler):

@@ -60,12 +60,20 @@ async def synthesize(uri: str, text: str, voice: str | None = None, timeout: flo
 
 
 async def stream(
-    uri: str, text: str, voice: str | None = None, piece: int = 7, timeout: float = 120
+    uri: str,
+    text: str,
+    voice: str | None = None,
+    piece: int = 7,
+    timeout: float = 120,
+    every: float = 0.0,
 ) -> Reply:
-    """HA's streaming call: start, mid-word chunks, the compat synthesize, stop."""
+    """HA's streaming call: start, mid-word chunks (`every` seconds apart, as an LLM
+    writes them), the compat synthesize, stop."""
     async with AsyncClient.from_uri(uri) as client:
         await client.write_event(SynthesizeStart(voice=_voice(voice)).event())
         for i in range(0, len(text), piece):
+            if i and every:
+                await asyncio.sleep(every)
             await client.write_event(SynthesizeChunk(text=text[i : i + piece]).event())
         await client.write_event(Synthesize(text=text, voice=_voice(voice)).event())
         await client.write_event(SynthesizeStop().event())

@@ -99,6 +99,7 @@ async def run_server(settings: Settings) -> None:
         volume=speech.volume,
         lead_ms=speech.lead_silence,
         tail_ms=speech.tail_silence,
+        phrase_wait=speech.phrase_wait,
     )
     client_ids = itertools.count(1)
     handlers: set[asyncio.Task[None]] = set()

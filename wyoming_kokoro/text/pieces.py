@@ -130,11 +130,12 @@ class SentenceStream:
         self._started = False  # a piece was emitted: the listener hears something
         self._head_said = 0  # characters of a sentence's head said; its rest is next
 
-    def feed(self, chunk: str, *, more: bool = True) -> list[str]:
+    def feed(self, chunk: str, *, more: bool = True, head: bool = True) -> list[str]:
         """Add text; return the pieces that became complete.
 
         While `more` text may follow (an LLM still writing), an unfinished first
-        sentence's opening phrase goes ahead on its own. A text given whole is spoken
+        sentence's opening phrase goes ahead on its own (unless `head` is False: then
+        only when `head()` is asked for). A text given whole is spoken
         in whole sentences: a phrase cut costs the sentence its prosody (the recognizer
         hears it), and the later phrases, each a call of its own, came after a gap
         when the CPU was slow (1.5-1.9 s in a 96-character sentence at 16 ms a frame).
@@ -149,11 +150,23 @@ class SentenceStream:
         self._line += chunk
         if self._line and not self._in_code and not self._waits_for_line_end():
             out += self._sentences(final=False)
-            if more and not out and not self._started and not self._held:
-                out += self._opening_phrase()
+            if more and head and not out:
+                out += self._head()
             out += self._cut_long()
         self._started = self._started or bool(out)
         return out
+
+    def head(self) -> list[str]:
+        """The unfinished first sentence's opening phrase, if one can go ahead now:
+        nothing was said yet, and the words after it show where it ends."""
+        if not self._line or self._in_code or self._waits_for_line_end():
+            return []
+        out = self._head()
+        self._started = self._started or bool(out)
+        return out
+
+    def _head(self) -> list[str]:
+        return [] if self._started or self._held else self._opening_phrase()
 
     def finish(self) -> list[str]:
         """End of text: return everything that is left."""

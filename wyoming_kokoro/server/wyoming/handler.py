@@ -32,7 +32,7 @@ from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
-from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicing
+from wyoming_kokoro.server.utterance import HEAD_WAIT_S, SpokenText, TextTooLong, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import (
     Limits,
     ProtocolError,
@@ -71,6 +71,7 @@ class HandlerConfig:
     volume: float = 1.0  # --volume
     lead_ms: int = 0  # --lead-silence
     tail_ms: int = 0  # --tail-silence
+    phrase_wait: float = HEAD_WAIT_S  # --phrase-wait
 
     def describe(self) -> Event:
         """The current `info` (the data dirs are looked at again, cheaply)."""
@@ -133,6 +134,7 @@ class Utterance:
             volume=choice.volume * config.volume,
             lead_ms=config.lead_ms,
             tail_ms=config.tail_ms,
+            head_wait=config.phrase_wait,
         )
         self.sender: asyncio.Task[None] | None = None
 
@@ -158,6 +160,10 @@ class Utterance:
             await self._text.add_text_async(text, more)
         except TextTooLong as err:
             raise ProtocolError(str(err)) from None
+
+    def close(self) -> None:
+        """The connection ends: nothing of this utterance is queued any more."""
+        self._text.close()
 
     async def _speak_held(self) -> None:
         """The held text: an SSML document, or plain text that merely began with "<"."""
@@ -273,6 +279,8 @@ class KokoroHandler:
     async def _close(self) -> None:
         if self._next_event is not None:
             self._next_event.cancel()
+        if self._streaming is not None:
+            self._streaming.close()  # an opening phrase due later is for nobody now
         self.scheduler.cancel(self.client_id)
         sender = self.utterance.sender if self.utterance else None
         if sender is not None and not sender.done():
