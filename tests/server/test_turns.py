@@ -17,7 +17,7 @@ from support.fake_worker import FakeWorker, heard, said
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
-from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.scheduler import SHARED_WINDOWS, Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.text.ssml import parse as parse_ssml
@@ -157,9 +157,13 @@ def test_newcomers_arriving_together_each_hear_a_window_before_anyone_a_second()
     order = [type(m).__name__ for m in worker.sent if isinstance(m, (Piece, Next))]
     assert order[:3] == ["Piece"] * 3, order
     # Each call was told, as it was sent, to let the others go after one window
-    # (while someone still waited): no Preempt had to catch up with it.
-    assert [m.windows for m in worker.calls(Piece)] == [1, 1, 0]
+    # (while someone still waited): no Preempt had to catch up with it. Then, while
+    # others have text queued, a turn is at most SHARED_WINDOWS windows; alone, a
+    # call goes on to its end.
+    assert [m.windows for m in worker.calls(Piece)] == [1, 1, SHARED_WINDOWS]
     assert not worker.calls(Preempt)
+    later = [m.windows for m in worker.calls(Next)]
+    assert later[-1] == 0 and set(later[:-1]) == {SHARED_WINDOWS}
 
 
 def test_a_newcomer_arriving_after_a_call_was_sent_still_gets_the_model_at_its_next_window() -> (
@@ -177,7 +181,7 @@ def test_a_newcomer_arriving_after_a_call_was_sent_still_gets_the_model_at_its_n
 
     spoken, worker = _run(scenario, windows=3)
     assert spoken == texts
-    assert [m.windows for m in worker.calls(Piece)] == [0, 0]
+    assert [m.windows for m in worker.calls(Piece)] == [0, SHARED_WINDOWS]
     # The first call was sent alone; the newcomer stopped it after its first window.
     assert [m.id for m in worker.calls(Preempt)] == [1]
     order = [(type(m).__name__, m.id) for m in worker.sent if isinstance(m, (Piece, Next))]

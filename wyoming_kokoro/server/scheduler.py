@@ -41,6 +41,9 @@ _LOGGER = logging.getLogger(__name__)
 # this many phonemes (about 3 s of speech), so turns come round sooner. The cut
 # falls between words, where the voice restarts its intonation: only then.
 SHARED_CALL_TOKENS = 50
+# Likewise a call decoded in windows goes on for at most this many windows a turn
+# (up to 2.4 s of speech).
+SHARED_WINDOWS = 2
 
 
 @dataclass(frozen=True)
@@ -209,12 +212,12 @@ class Scheduler:
                 await self._worker.send(Drop(dropped))
             turns.drops.clear()
             turns.sharing = turns.shares(job)
-            windows = 1 if turns.sharing else 0
+            windows = 1 if turns.sharing else SHARED_WINDOWS if turns.crowded else 0
             _LOGGER.debug(
                 "Call for job %d of client %d%s",
                 job.id,
                 job.client,
-                " (others wait: one window)" if windows else "",
+                f" (others wait: at most {windows} windows)" if windows else "",
             )
             if job.started:
                 limit = SHARED_CALL_TOKENS if turns.crowded else None
