@@ -11,7 +11,8 @@ model at the next call rather than after a whole piece:
                                       (both: stop after N windows if asked, others
                                       wait for their first audio)
                          Drop         forget a piece (its client went away)
-                         Preempt      abandon the running call of a piece (re-spoken later)
+                         Preempt      abandon the running call of a piece (re-spoken later),
+                                      or (soft) pause it after the window in progress
                          Stop         end the burst (also: EOF on stdin)
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
@@ -132,6 +133,9 @@ class Drop(Message):
 class Preempt(Message):
     type: ClassVar[str] = "preempt"
     id: int  # stop this piece's running call: someone else needs the model now
+    # Only let others go after the window in progress; stop nothing that runs (the
+    # plan and first window of one listener's call, while another waits for theirs).
+    soft: bool = False
 
 
 @dataclass(frozen=True)

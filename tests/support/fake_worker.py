@@ -63,6 +63,7 @@ class FakeWorker:
         self._call: asyncio.Task[None] | None = None
         self._running: int | None = None
         self._preempted: set[int] = set()
+        self._soft: set[int] = set()  # to let others go after their next window
         self._held = False
         self._changed = asyncio.Event()  # released or preempted: a waiting call looks again
         self._refusal: str | None = None
@@ -126,6 +127,9 @@ class FakeWorker:
             self._begin(message.id, message.windows)
         elif isinstance(message, Drop):
             self._plans.pop(message.id, None)
+        elif isinstance(message, Preempt) and message.soft:
+            if self._running == message.id:
+                self._soft.add(message.id)  # after its window in progress
         elif isinstance(message, Preempt):
             if self._running == message.id:
                 self._preempted.add(message.id)
@@ -183,7 +187,8 @@ class FakeWorker:
             if windows:
                 self._replies.put_nowait(Audio(piece, more=True, pcm=part, window=True))
                 limit -= 1
-                if limit == 0:  # asked to let others go: the rest at the next turn
+                if limit == 0 or piece in self._soft:  # others go: the rest at its next turn
+                    self._soft.discard(piece)
                     self._answer(Audio(piece, more=True))
                     return
                 await asyncio.sleep(0)
@@ -202,3 +207,4 @@ class FakeWorker:
             self._call.cancel()
         self._call, self._running = None, None
         self._preempted.clear()
+        self._soft.clear()

@@ -18,7 +18,7 @@ from support.worker_pipe import receive, receive_one, running_worker, send, spea
 
 from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
 from wyoming_kokoro.catalog.cut import LAYOUT, split_dir
-from wyoming_kokoro.protocol import Audio, Next, Piece, Preempt
+from wyoming_kokoro.protocol import Audio, Drop, Next, Piece, Preempt
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
@@ -274,6 +274,14 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         send(worker, Next(2))
         rest = receive(worker)
         assert isinstance(rest, Audio) and not rest.more
+        # A soft Preempt stops nothing that runs (this plan): the call pauses after
+        # its first window, which is heard.
+        send(worker, Piece(4, LONG, "jm_kumo", 1.0, "en-us", True))
+        send(worker, Preempt(4, soft=True))
+        window, paused = receive_one(worker), receive_one(worker)
+        assert isinstance(window, Audio) and window.window and window.pcm
+        assert isinstance(paused, Audio) and paused.more and not paused.pcm and not paused.window
+        send(worker, Drop(4))
         # The windows' sizes follow the clock (the rest may be cut elsewhere than in
         # the run without a stop), so the audio is the same within the seams' rounding
         # (up to 2.1 % of the peak measured); a window lost or said twice would be

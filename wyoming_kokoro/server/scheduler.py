@@ -90,18 +90,21 @@ class Scheduler:
         if running is not None:
             _LOGGER.debug("Preempting job %d for client %d", running.id, job.client)
             self._start_preempt(running.id)
+        elif (sharing := self._turns.shares_with(job)) is not None:
+            _LOGGER.debug("Job %d lets client %d go after its next window", sharing.id, job.client)
+            self._start_preempt(sharing.id, soft=True)
         return job
 
-    def _start_preempt(self, job_id: int) -> None:
-        task = asyncio.get_running_loop().create_task(self._preempt(job_id))
+    def _start_preempt(self, job_id: int, soft: bool = False) -> None:
+        task = asyncio.get_running_loop().create_task(self._preempt(job_id, soft))
         self._preempts.add(task)
         task.add_done_callback(self._preempts.discard)
 
-    async def _preempt(self, job_id: int) -> None:
+    async def _preempt(self, job_id: int, soft: bool) -> None:
         if self._worker.pid is None:
             return  # stopped since the preempt was decided: nothing runs
         with contextlib.suppress(ConnectionError, OSError):  # a dead worker is seen by _call
-            await self._worker.send(Preempt(job_id))
+            await self._worker.send(Preempt(job_id, soft))
 
     def prepare(self) -> None:
         """A request is certain (its text is on the way): start the worker now."""

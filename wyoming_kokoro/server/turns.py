@@ -167,6 +167,19 @@ class Turns:
             first and self.in_flight is job and not self.sharing and self.awaiting_audio(job.client)
         )
 
+    def shares_with(self, newcomer: Job) -> Job | None:
+        """The job in flight if it should let `newcomer` go after its window in
+        progress, told now: both listeners wait for their first audio, and the call
+        was sent before the newcomer came (else it knows). Told when its first window
+        arrives instead, the worker would be decoding the next one by then."""
+        running = self.in_flight
+        if running is None or running.cancelled or running.client == newcomer.client:
+            return None
+        if self.sharing or newcomer.client in self._heard or running.client in self._heard:
+            return None
+        self.sharing = True
+        return running
+
     def shares(self, job: Job) -> bool:
         """Whether `job`'s next call should let others go after its first window, as
         it is sent: another listener waits for its first audio. Told with the call,

@@ -275,6 +275,12 @@ class Engine:
             return True
         return False
 
+    def let_others_go(self, tag: object) -> None:
+        """Have the call tagged `tag` pause after its window in progress (from another
+        thread); unlike `interrupt`, nothing running is stopped."""
+        if self._split is not None:
+            self._yield_for = tag
+
     def interrupt(self, tag: object) -> bool:
         """Stop the running call tagged `tag` (from another thread); False if none.
 

@@ -223,7 +223,9 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
             except BadMessage as err:
                 _LOGGER.error("%s", err)
                 continue
-            if isinstance(message, Preempt):
+            if isinstance(message, Preempt) and message.soft:
+                engine.let_others_go(message.id)
+            elif isinstance(message, Preempt):
                 engine.interrupt(message.id)
             else:
                 messages.put(message)
