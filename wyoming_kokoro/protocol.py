@@ -113,6 +113,9 @@ class Piece(Message):
     volume: float = 1.0  # a multiplier on the voice's equal loudness
     # Others wait for their first audio: let them go after this many windows (0: no).
     windows: int = 0
+    # Its listener's audio runs out before a whole call of it would be decoded:
+    # its first call in windows too.
+    hurry: bool = False
 
 
 @dataclass(frozen=True)

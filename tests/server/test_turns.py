@@ -189,6 +189,34 @@ def test_a_newcomer_arriving_after_a_call_was_sent_still_gets_the_model_at_its_n
     assert order[:3] == [("Piece", 1), ("Piece", 2), ("Next", 1)], order
 
 
+def test_a_later_piece_is_decoded_in_windows_when_its_listeners_audio_runs_low() -> None:
+    # The fake's audio is its text's bytes: a listener who heard "It is cloudy."
+    # has 0.0003 s of it in hand, far less than a whole call of the next sentence
+    # would take on a slow CPU (2.2 s); with 4 s of audio (`pad`) in hand, it has enough.
+    text = "It is cloudy. The rain will start at noon and stop before the evening."
+
+    def pieces(pad: int) -> list[tuple[bool, bool]]:
+        worker = FakeWorker(pad=pad)
+
+        async def main() -> None:
+            options = SchedulerOptions(idle_timeout=0, min_free_mb=0)
+            scheduler = Scheduler(_config(), options, worker)
+            scheduler.start()
+            try:
+                first, rest = text.split(". ")
+                jobs = [_job(1, first + "."), _job(1, rest, awaited=False)]
+                await asyncio.wait_for(_all(scheduler.submit(jobs[0])), 30)
+                await asyncio.wait_for(_all(scheduler.submit(jobs[1])), 30)
+            finally:
+                await scheduler.stop()
+
+        asyncio.run(main())
+        return [(m.awaited, m.hurry) for m in worker.calls(Piece)]  # type: ignore[attr-defined]
+
+    assert pieces(pad=0) == [(True, False), (False, True)]
+    assert pieces(pad=4 * 48_000) == [(True, False), (False, False)]
+
+
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:
     async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
         article = scheduler.submit(_job(1, ARTICLE))

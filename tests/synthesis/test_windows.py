@@ -130,6 +130,9 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     voice = engine.voice("jm_kumo")
     calls = engine.plan(LONG, voice, awaited=True)
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
+    # A later piece whose listener's audio runs low: windows too, and no cut.
+    hurried = engine.plan(LONG, voice, hurry=True)
+    assert hurried[0].windowed and [c.phonemes for c in hurried] == [c.phonemes for c in calls]
     # No text cut: the sentence is one call, as it is without a listener.
     assert [c.phonemes for c in calls] == [c.phonemes for c in engine.plan(LONG, voice)]
     first = first_size(engine._split.windows, engine._split.clock.per_frame())  # 16 frames, 0.4 s,
@@ -223,6 +226,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     calls = engine.plan(LONG, engine.voice("jm_kumo"), awaited=True)
     assert not any(c.windowed for c in calls)
     assert len(calls) > 1  # the opening phrase is cut off instead
+    assert len(engine.plan(LONG, engine.voice("jm_kumo"), hurry=True)) == 1  # never for hurry
 
 
 def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) -> None:

@@ -227,15 +227,19 @@ class Scheduler:
                 await self._worker.send(Next(job.id, limit, windows))
             else:
                 job.started = True
+                hurry = not job.awaited and turns.hurries(job)
+                if hurry:
+                    _LOGGER.debug("Job %d: its listener's audio runs low, windows", job.id)
                 piece = Piece(
                     job.id,
                     job.text,
                     job.voice,
                     job.speed,
                     job.lang,
-                    job.awaited,
-                    job.volume,
-                    windows,
+                    awaited=job.awaited,
+                    volume=job.volume,
+                    windows=windows,
+                    hurry=hurry,
                 )
                 await self._worker.send(piece)
             turns.in_flight = job

@@ -16,9 +16,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+
+from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -28,6 +31,13 @@ _END = object()
 # of speech (480 kB), far ahead of any listener. A client that stops reading
 # cannot make the worker speak a whole book into server memory.
 MAX_BUFFERED_BYTES = 10 * 24_000 * 2
+
+# A later piece is decoded in windows (`Job.hurry`) when its listener has less audio
+# in hand than its whole call would take to decode on a slow CPU: about this many
+# seconds per character (15 characters a second of speech, at a real-time factor of
+# 0.6). Else a whole call, decoded before any of it is heard, leaves a gap.
+HURRY_SECONDS_PER_CHAR = 0.6 / 15
+_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 
 
 class SynthesisError(RuntimeError):
@@ -75,6 +85,8 @@ class Turns:
         self._tick = 0
         self._ids = itertools.count(1)
         self._heard: set[int] = set()  # clients who have audio already
+        # client → when its utterance's first audio went out, and seconds sent since
+        self._playing: dict[int, tuple[float, float]] = {}
         self.drops: list[int] = []  # started jobs whose client went away
         self.crowded = False  # another client waits for the model too
         self.in_flight: Job | None = None  # the job whose call the worker is speaking
@@ -93,6 +105,7 @@ class Turns:
             # A new utterance (a connection may speak several): its listener hears
             # nothing of it yet, whatever an earlier one gave.
             self._heard.discard(job.client)
+            self._playing.pop(job.client, None)
 
     def stops_for(self, newcomer: Job) -> Job | None:
         """The job in flight if it should stop for `newcomer`: a client who hears
@@ -137,6 +150,7 @@ class Turns:
         self._served.pop(client, None)
         self._buffered.pop(client, None)
         self._heard.discard(client)
+        self._playing.pop(client, None)
         running = self.in_flight
         return running if running is not None and running.client == client else None
 
@@ -155,6 +169,8 @@ class Turns:
             return False
         first = job.client not in self._heard
         self._heard.add(job.client)
+        began, sent = self._playing.get(job.client, (time.monotonic(), 0.0))
+        self._playing[job.client] = (began, sent + len(pcm) / _BYTES_PER_SECOND)
         buffered = self._buffered.get(job.client, 0) + len(pcm)
         self._buffered[job.client] = buffered
         job.chunks.put_nowait(pcm)
@@ -166,6 +182,21 @@ class Turns:
         return (
             first and self.in_flight is job and not self.sharing and self.awaiting_audio(job.client)
         )
+
+    def in_hand(self, client: int) -> float | None:
+        """Seconds of audio `client`'s listener has yet to hear, playing it from its
+        first audio on; None before the first audio of its utterance."""
+        playing = self._playing.get(client)
+        if playing is None:
+            return None
+        began, sent = playing
+        return max(0.0, began + sent - time.monotonic())
+
+    def hurries(self, job: Job) -> bool:
+        """Whether `job` (a later piece) should be decoded in windows: its listener's
+        audio runs out before a whole call of it would be decoded on a slow CPU."""
+        in_hand = self.in_hand(job.client)
+        return in_hand is not None and in_hand < HURRY_SECONDS_PER_CHAR * len(job.text)
 
     def shares_with(self, newcomer: Job) -> Job | None:
         """The job in flight if it should let `newcomer` go after its window in

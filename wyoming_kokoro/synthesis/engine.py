@@ -162,20 +162,23 @@ class Engine:
         speed: float = 1.0,
         lang: str | None = None,
         awaited: bool = False,
+        hurry: bool = False,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order (text work only).
 
-        `awaited` (the first piece a listener waits for) gives the opening
-        phrase a call of its own, so the first audio comes after a short call,
-        and cuts the rest into phrases while it would take longer to say than
-        the audio in hand lasts.
+        `awaited` (the first piece a listener waits for) has its first call decoded
+        in windows; without windows, it gives the opening phrase a call of its own,
+        so the first audio comes after a short call, and cuts the rest into phrases
+        while it would take longer to say than the audio in hand lasts. `hurry` (a
+        later piece whose listener's audio runs out sooner than its whole call would
+        be decoded) has its first call decoded in windows, and is never cut.
         """
         from kokoro_onnx.chunker import split_phonemes
 
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        windowed = awaited and self._split is not None
+        windowed = (awaited or hurry) and self._split is not None
         # Without windows, a short first call is bought by cutting the sentence.
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []

@@ -81,7 +81,12 @@ class _Worker:
                 volume = min(max(message.volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
                 self._levels[job_id] = (voice, volume)
                 plan = self._engine.plan(
-                    message.text, voice, message.speed, message.lang, awaited=message.awaited
+                    message.text,
+                    voice,
+                    message.speed,
+                    message.lang,
+                    awaited=message.awaited,
+                    hurry=message.hurry,
                 )
                 self._plans[job_id] = deque(plan)
             limit = message.limit if isinstance(message, Next) else None
