@@ -144,8 +144,8 @@ class SentenceStream:
         out: list[str] = []
         chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
         while "\n" in chunk:
-            head, chunk = chunk.split("\n", 1)
-            self._line += head
+            line_end, chunk = chunk.split("\n", 1)
+            self._line += line_end
             out += self._finish_line()
         self._line += chunk
         if self._line and not self._in_code and not self._waits_for_line_end():
