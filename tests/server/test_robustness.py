@@ -19,7 +19,7 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.protocol import Audio, WorkerConfig
+from wyoming_kokoro.protocol import Audio, Preempt, WorkerConfig
 from wyoming_kokoro.server.memory import rss_mb
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import Job
@@ -495,7 +495,9 @@ def test_a_second_utterance_on_a_persistent_connection_waits_for_nobody() -> Non
 
 def test_a_second_utterance_on_a_persistent_connection_is_not_preempted() -> None:
     # ...and its first call is not stopped for a newcomer: both wait for first audio.
-    async def scenario() -> list[str]:
+    # It only pauses after its window in progress (a soft Preempt), so that the
+    # newcomer's first window comes before its second.
+    async def scenario() -> tuple[int, list[object]]:
         scheduler, worker = _scheduler()
         await _heard_one_utterance(scheduler, 1)
         job = scheduler.submit(Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True))
@@ -503,6 +505,7 @@ def test_a_second_utterance_on_a_persistent_connection_is_not_preempted() -> Non
         worker.sent.clear()
         scheduler.submit(Job(3, "A newcomer.", "af_heart", 1.0, None, awaited=True))
         await asyncio.sleep(0)
-        return [type(m).__name__ for m in worker.sent]
+        return job.id, list(worker.sent)
 
-    assert asyncio.run(scenario()) == []
+    job_id, sent = asyncio.run(scenario())
+    assert sent == [Preempt(job_id, soft=True)]
