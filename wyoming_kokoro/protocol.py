@@ -113,9 +113,9 @@ class Piece(Message):
     volume: float = 1.0  # a multiplier on the voice's equal loudness
     # Others wait for their first audio: let them go after this many windows (0: no).
     windows: int = 0
-    # Its listener's audio runs out before a whole call of it would be decoded:
-    # its first call in windows too.
-    hurry: bool = False
+    # Seconds of audio its listener has yet to hear (a later piece): its first call
+    # is decoded in windows too if a whole call of it would be decoded later.
+    in_hand: float | None = None
 
 
 @dataclass(frozen=True)

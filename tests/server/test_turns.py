@@ -189,13 +189,13 @@ def test_a_newcomer_arriving_after_a_call_was_sent_still_gets_the_model_at_its_n
     assert order[:3] == [("Piece", 1), ("Piece", 2), ("Next", 1)], order
 
 
-def test_a_later_piece_is_decoded_in_windows_when_its_listeners_audio_runs_low() -> None:
+def test_a_later_piece_goes_with_how_much_audio_its_listener_has_in_hand() -> None:
     # The fake's audio is its text's bytes: a listener who heard "It is cloudy."
-    # has 0.0003 s of it in hand, far less than a whole call of the next sentence
-    # would take on a slow CPU (2.2 s); with 4 s of audio (`pad`) in hand, it has enough.
+    # has 0.0003 s of it in hand; with 4 s of audio (`pad`) a call, nearly 4 s. The
+    # worker decodes the piece's first call in windows if a whole call would be late.
     text = "It is cloudy. The rain will start at noon and stop before the evening."
 
-    def pieces(pad: int) -> list[tuple[bool, bool]]:
+    def pieces(pad: int) -> list[tuple[bool, float | None]]:
         worker = FakeWorker(pad=pad)
 
         async def main() -> None:
@@ -211,10 +211,12 @@ def test_a_later_piece_is_decoded_in_windows_when_its_listeners_audio_runs_low()
                 await scheduler.stop()
 
         asyncio.run(main())
-        return [(m.awaited, m.hurry) for m in worker.calls(Piece)]  # type: ignore[attr-defined]
+        return [(m.awaited, m.in_hand) for m in worker.calls(Piece)]  # type: ignore[attr-defined]
 
-    assert pieces(pad=0) == [(True, False), (False, True)]
-    assert pieces(pad=4 * 48_000) == [(True, False), (False, False)]
+    (first, none), (later, little) = pieces(pad=0)
+    assert (first, none, later) == (True, None, False) and 0 <= little < 0.01
+    (first, none), (later, plenty) = pieces(pad=4 * 48_000)
+    assert (first, none, later) == (True, None, False) and 3.0 < plenty <= 4.0
 
 
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:

@@ -130,15 +130,19 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     voice = engine.voice("jm_kumo")
     calls = engine.plan(LONG, voice, awaited=True)
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
-    # A later piece whose listener's audio runs low: windows too, and no cut.
-    hurried = engine.plan(LONG, voice, hurry=True)
-    assert hurried[0].windowed and [c.phonemes for c in hurried] == [c.phonemes for c in calls]
+    # A later piece whose listener's audio runs low: windows too, and no cut; with
+    # plenty in hand, one whole call.
+    later = engine.plan(LONG, voice, in_hand=0.0)
+    assert [c.phonemes for c in later] == [c.phonemes for c in calls] and not later[0].windowed
     # No text cut: the sentence is one call, as it is without a listener.
     assert [c.phonemes for c in calls] == [c.phonemes for c in engine.plan(LONG, voice)]
     first = first_size(engine._split.windows, engine._split.clock.per_frame())  # 16 frames, 0.4 s,
     pieces = list(engine.stream(calls[0]))  # unless the CPU is slow (then what it needs)
     assert len(pieces) >= 3 and [last for _, last in pieces][-1]
     assert 0 < len(pieces[0][0]) <= graph.SAMPLES_PER_FRAME * first
+    # Now that windows were timed here: in windows if a whole call would be late.
+    assert len(list(engine.stream(later[0]))) >= 2
+    assert len(list(engine.stream(replace(later[0], in_hand=60.0)))) == 1
     # What its windows cost is left for the next worker (not in the cache here: other
     # tests' workers write there meanwhile).
     engine._pace = tmp_path / "pace.json"
@@ -226,7 +230,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     calls = engine.plan(LONG, engine.voice("jm_kumo"), awaited=True)
     assert not any(c.windowed for c in calls)
     assert len(calls) > 1  # the opening phrase is cut off instead
-    assert len(engine.plan(LONG, engine.voice("jm_kumo"), hurry=True)) == 1  # never for hurry
+    assert len(engine.plan(LONG, engine.voice("jm_kumo"), in_hand=0.0)) == 1  # never later
 
 
 def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) -> None:

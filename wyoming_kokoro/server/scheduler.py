@@ -227,9 +227,9 @@ class Scheduler:
                 await self._worker.send(Next(job.id, limit, windows))
             else:
                 job.started = True
-                hurry = not job.awaited and turns.hurries(job)
-                if hurry:
-                    _LOGGER.debug("Job %d: its listener's audio runs low, windows", job.id)
+                # A later piece: how long its listener can wait for it (the worker
+                # decodes its first call in windows if a whole call would be late).
+                in_hand = None if job.awaited else turns.in_hand(job.client)
                 piece = Piece(
                     job.id,
                     job.text,
@@ -239,7 +239,7 @@ class Scheduler:
                     awaited=job.awaited,
                     volume=job.volume,
                     windows=windows,
-                    hurry=hurry,
+                    in_hand=in_hand,
                 )
                 await self._worker.send(piece)
             turns.in_flight = job

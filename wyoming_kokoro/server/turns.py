@@ -32,11 +32,6 @@ _END = object()
 # cannot make the worker speak a whole book into server memory.
 MAX_BUFFERED_BYTES = 10 * 24_000 * 2
 
-# A later piece is decoded in windows (`Job.hurry`) when its listener has less audio
-# in hand than its whole call would take to decode on a slow CPU: about this many
-# seconds per character (15 characters a second of speech, at a real-time factor of
-# 0.6). Else a whole call, decoded before any of it is heard, leaves a gap.
-HURRY_SECONDS_PER_CHAR = 0.6 / 15
 _BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 
 
@@ -191,12 +186,6 @@ class Turns:
             return None
         began, sent = playing
         return max(0.0, began + sent - time.monotonic())
-
-    def hurries(self, job: Job) -> bool:
-        """Whether `job` (a later piece) should be decoded in windows: its listener's
-        audio runs out before a whole call of it would be decoded on a slow CPU."""
-        in_hand = self.in_hand(job.client)
-        return in_hand is not None and in_hand < HURRY_SECONDS_PER_CHAR * len(job.text)
 
     def shares_with(self, newcomer: Job) -> Job | None:
         """The job in flight if it should let `newcomer` go after its window in

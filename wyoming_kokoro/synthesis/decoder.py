@@ -43,7 +43,14 @@ from wyoming_kokoro.synthesis.graph import (
     TAIL,
     fed_input,
 )
-from wyoming_kokoro.synthesis.pacing import LEAD_FRAMES, Clock, Windows, first_size, schedule
+from wyoming_kokoro.synthesis.pacing import (
+    LEAD_FRAMES,
+    MARGIN,
+    Clock,
+    Windows,
+    first_size,
+    schedule,
+)
 from wyoming_kokoro.synthesis.prior import Traits
 from wyoming_kokoro.synthesis.stopping import StopSwitch
 
@@ -171,6 +178,14 @@ class SplitModel:
         longer than a first and a later window gains."""
         w, after_pad = self.windows, self.frames(plan) - self.first_frame(plan)
         return after_pad <= (w.first if estimated else w.first + w.later)
+
+    def late(self, plan: dict[str, np.ndarray], in_hand: float | None) -> bool:
+        """Whether the call, decoded at once, would come after `in_hand` seconds of
+        audio have played (at the cost a frame had here lately; unknown: not late)."""
+        per_frame = self.clock.per_frame()
+        if in_hand is None or per_frame is None:
+            return False
+        return self.frames(plan) * per_frame > MARGIN * in_hand
 
     def statistics(self, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The whole call's own statistics (what windows would need to be exact)."""

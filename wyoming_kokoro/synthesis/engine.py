@@ -57,6 +57,9 @@ class Call:
     voice: VoiceSpec
     speed: float
     windowed: bool = False  # a listener waits for it: decode it in windows
+    # Seconds of audio its listener has yet to hear: decoded in windows too if a whole
+    # call would be decoded later than that.
+    in_hand: float | None = None
 
 
 class _PlanOnly:
@@ -162,30 +165,33 @@ class Engine:
         speed: float = 1.0,
         lang: str | None = None,
         awaited: bool = False,
-        hurry: bool = False,
+        in_hand: float | None = None,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order (text work only).
 
         `awaited` (the first piece a listener waits for) has its first call decoded
         in windows; without windows, it gives the opening phrase a call of its own,
         so the first audio comes after a short call, and cuts the rest into phrases
-        while it would take longer to say than the audio in hand lasts. `hurry` (a
-        later piece whose listener's audio runs out sooner than its whole call would
-        be decoded) has its first call decoded in windows, and is never cut.
+        while it would take longer to say than the audio in hand lasts. `in_hand`
+        (a later piece: the seconds of audio its listener has yet to hear) goes with
+        its first call, which `stream` decodes in windows if a whole call would come
+        later than that; such a piece is never cut.
         """
         from kokoro_onnx.chunker import split_phonemes
 
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        windowed = (awaited or hurry) and self._split is not None
+        windowed = awaited and self._split is not None
         # Without windows, a short first call is bought by cutting the sentence.
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
             for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
                 if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
-                    calls.append(Call(batch, voice, speed, windowed=windowed and not calls))
+                    first = not calls
+                    call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
+                    calls.append(call)
         return calls
 
     def shorten(self, call: Call, limit: int) -> list[Call]:
@@ -231,8 +237,9 @@ class Engine:
 
     def stream(self, call: Call, tag: object = None) -> Iterator[tuple[np.ndarray, bool]]:
         """One model call as int16 arrays, each with whether it is the last: window by
-        window if `call.windowed`, else at once; the last ends with the pause its
-        punctuation calls for.
+        window if `call.windowed` (or if decoded at once it would come after its
+        listener's `call.in_hand` has played), else at once; the last ends with the
+        pause its punctuation calls for.
 
         Between windows, `yield_to_others(tag)` tells whether another client should
         have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
@@ -243,8 +250,9 @@ class Engine:
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
             plan = self._split.plan(self._inputs(call), tag)
-            prior = self._estimate(call, plan) if call.windowed else None
-            if not call.windowed or self._split.fits_one_window(plan, prior is not None):
+            windowed = call.windowed or self._split.late(plan, call.in_hand)
+            prior = self._estimate(call, plan) if windowed else None
+            if not windowed or self._split.fits_one_window(plan, prior is not None):
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))

@@ -29,7 +29,7 @@ _LOGGER = logging.getLogger(__name__)
 
 LEAD_FRAMES = 4  # decoded before the end of the leading pad (0.1 s)
 SECONDS_PER_FRAME = SAMPLES_PER_FRAME / 24_000
-_MARGIN = 0.8  # of the audio in hand, what a window's decoding may take
+MARGIN = 0.8  # of the audio in hand, what a window's decoding may take
 _FORMAT = 1  # of the file `Clock.remember` writes
 _PLAUSIBLE = (0.0005, 1.0)  # seconds a frame: anything else kept is not this generator's
 
@@ -122,7 +122,7 @@ def schedule(
     while end < frames:
         size = w.later
         if per_frame and shortest < w.later:
-            fits = int(_MARGIN * ahead / per_frame) - 2 * w.context
+            fits = int(MARGIN * ahead / per_frame) - 2 * w.context
             size = max(shortest, min(w.later, fits))
         a, end = end, min(frames, end + size)
         if frames - end < w.later // 3:
@@ -150,5 +150,5 @@ def first_size(w: Windows, per_frame: float | None) -> int:
     shortest = _shortest(w, per_frame)
     if per_frame is None or shortest >= w.later:
         return w.first
-    needed = (shortest + 2 * w.context) * per_frame / (_MARGIN * SECONDS_PER_FRAME)
+    needed = (shortest + 2 * w.context) * per_frame / (MARGIN * SECONDS_PER_FRAME)
     return max(w.first, math.ceil(needed) + LEAD_FRAMES)

@@ -86,7 +86,7 @@ class _Worker:
                     message.speed,
                     message.lang,
                     awaited=message.awaited,
-                    hurry=message.hurry,
+                    in_hand=message.in_hand,
                 )
                 self._plans[job_id] = deque(plan)
             limit = message.limit if isinstance(message, Next) else None
