@@ -268,8 +268,9 @@ PHRASE_WAIT = Option(
     "alone (a fast LLM's sentence is then spoken whole, with its prosody; 0: at once).",
     "float",
     0.2,
-    0,
-    10,
+    0.0,
+    10.0,
+    addon="phrase_wait",
 )
 NO_STREAMING = Option(
     "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, addon="streaming"

@@ -419,6 +419,7 @@ DEFAULTS: dict[str, Any] = {
     "idle_timeout": 300,
     "max_call_tokens": 120,
     "streaming": True,
+    "phrase_wait": 0.2,
     "prefork": False,
     "http_api": False,
     "debug_logging": False,
@@ -476,7 +477,7 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
 
 SPEAKING = [
     *["--speed", "1.0", "--volume", "1.0", "--lead-silence", "0", "--tail-silence", "0"],
-    *["--idle-timeout", "300", "--max-call-tokens", "120"],
+    *["--idle-timeout", "300", "--max-call-tokens", "120", "--phrase-wait", "0.2"],
 ]
 
 
@@ -556,6 +557,7 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         volume=0.5,
         lead_silence=250,
         tail_silence=100,
+        phrase_wait=0.5,
     )
     assert args == [
         *URI,
@@ -563,7 +565,7 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--volume", "0.5"],
         *["--lead-silence", "250", "--tail-silence", "100", "--idle-timeout", "0"],
-        *["--max-call-tokens", "250"],
+        *["--max-call-tokens", "250", "--phrase-wait", "0.5"],
         *["--threads", "4", "--no-streaming", "--prefork", "--debug"],
     ]
 
@@ -612,6 +614,7 @@ def test_a_bad_model_is_refused_by_the_script(tmp_path: Path) -> None:
         ({"idle_timeout": -1}, "--idle-timeout"),
         ({"max_call_tokens": 49}, "--max-call-tokens"),
         ({"max_call_tokens": "x"}, "--max-call-tokens"),
+        ({"phrase_wait": -0.1}, "--phrase-wait"),
     ],
 )
 def test_bad_values_are_refused_by_the_server(
@@ -764,6 +767,7 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
             "threads": 2,
             "idle_timeout": 60,
             "max_call_tokens": 200,
+            "phrase_wait": 1.5,
             "streaming": False,
             "prefork": True,
             "http_api": True,
