@@ -214,7 +214,9 @@ class Scheduler:
             for dropped in turns.drops:
                 await self._worker.send(Drop(dropped))
             turns.drops.clear()
-            turns.sharing = turns.shares(job)
+            # Another listener waits for its first audio: told with the call, the worker
+            # stops after one window, not one later when a Preempt would reach it.
+            turns.sharing = turns.awaiting_audio(job.client)
             windows = 1 if turns.sharing else SHARED_WINDOWS if turns.crowded else 0
             _LOGGER.debug(
                 "Call for job %d of client %d%s",

@@ -200,13 +200,6 @@ class Turns:
         self.sharing = True
         return running
 
-    def shares(self, job: Job) -> bool:
-        """Whether `job`'s next call should let others go after its first window, as
-        it is sent: another listener waits for its first audio. Told with the call,
-        the worker stops after that window, not one later when a Preempt would reach
-        it (a window of 0.2-0.3 s more for every newcomer queued behind)."""
-        return self.awaiting_audio(job.client)
-
     def awaiting_audio(self, other_than: int) -> bool:
         """Whether a client other than `other_than` waits for its first audio."""
         return any(

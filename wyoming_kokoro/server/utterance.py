@@ -126,6 +126,9 @@ class SpokenText:
     def close(self) -> None:
         """Nothing more will be said (the client went away): no timer submits later."""
         self._closed = True
+        self._stop_waiting_for_head()
+
+    def _stop_waiting_for_head(self) -> None:
         if self._head_timer is not None:
             self._head_timer.cancel()
 
@@ -136,8 +139,7 @@ class SpokenText:
 
     def finish(self) -> None:
         """All text is in: queue what is left; `audio` ends after it."""
-        if self._head_timer is not None:
-            self._head_timer.cancel()
+        self._stop_waiting_for_head()
         self._submit(self._stream.finish())
         self._jobs.put_nowait(None)
 
