@@ -9,17 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_kokoro.text.pieces import (
-    _FENCE,
-    _LINE_PREFIX,
-    _RULE,
-    _TABLE_SEP,
-    MAX_PIECE_CHARS,
-    SentenceStream,
-    clean_inline,
-    split_long,
-    split_text,
-)
+from wyoming_kokoro.text.clauses import MAX_PIECE_CHARS, split_long
+from wyoming_kokoro.text.markdown import FENCE, LINE_PREFIX, RULE, TABLE_SEP, clean_inline
+from wyoming_kokoro.text.pieces import SentenceStream, split_text
 
 
 def words(text: str) -> list[str]:
@@ -109,10 +101,10 @@ def _spoken_words(text: str) -> str:
     spoken: list[str] = []
     in_code = False
     for line in text.split("\n"):
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_code = not in_code
-        elif not (in_code or _RULE.match(line) or _TABLE_SEP.match(line)):
-            spoken += words(line if line.lstrip().startswith("|") else _LINE_PREFIX.sub("", line))
+        elif not (in_code or RULE.match(line) or TABLE_SEP.match(line)):
+            spoken += words(line if line.lstrip().startswith("|") else LINE_PREFIX.sub("", line))
     return "".join(spoken)
 
 

@@ -9,27 +9,29 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
 
 import pysbd
 
-from wyoming_kokoro.text.charsets import (
-    CJK_MARKS,
-    COMPAT_IDEOGRAPHS,
-    EMOJI_GLUE,
-    FULLWIDTH_FORMS,
-    IDEOGRAPHS,
-    KANA,
-    PICTOGRAPHS,
+from wyoming_kokoro.text.clauses import (
+    MAX_PIECE_CHARS,
+    MIN_PIECE_CHARS,
+    WIDE,
+    cut_point,
+    piece_length,
+    split_long,
 )
 from wyoming_kokoro.text.g2p import base_language
+from wyoming_kokoro.text.markdown import (
+    FENCE,
+    LINE_PREFIX,
+    RULE,
+    TABLE_SEP,
+    WAITS_FOR_LINE_END,
+    clean_inline,
+    table_row,
+)
 from wyoming_kokoro.text.phrases import first_phrase, opening_phrases
 
-# Pieces shorter than this sound rushed and flat: speak them with a neighbour.
-MIN_PIECE_CHARS = 24
-# Longer sentences are cut at clauses: the first audio comes sooner, and another
-# client waits at most one piece for its turn.
-MAX_PIECE_CHARS = 240
 # A sentence that pysbd has not ended after this many characters is cut at a clause
 # before it is spoken (in clause pieces, as any sentence over MAX_PIECE_CHARS).
 MAX_SENTENCE_CHARS = 4 * MAX_PIECE_CHARS
@@ -45,24 +47,6 @@ _LOOKAHEAD = 100
 # first letter ("Dr. Smith", "5 p.m. Then"): an end it declines with a letter after
 # it is declined for good, so each end is shown to it about once.
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)+")
-_RULE = re.compile(r"^\s*([-*_=]\s*){3,}$")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\((?:[^)(]|\([^)]*\))*\)")
-_CODE = re.compile(r"`([^`]*)`")
-_EMPHASIS = re.compile(
-    r"(?<![*_~\w])(\*{1,3}|_{1,3}|~~)(?=[^\s*_~])(.+?)(?<=[^\s*_~])\1(?![*_~\w])"
-)
-# What is left after pairing: a sentence split can cut "**bold**" in two, and a
-# lone asterisk is read aloud as "asterisk". Underscores inside words stay.
-_STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
-_TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
-_HTML = re.compile(r"</?[A-Za-z][^>]{0,200}>")
-_EMOJI = re.compile(f"[{PICTOGRAPHS}{EMOJI_GLUE}]+")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_SPACES = re.compile(r"[ \t\u00a0]+")
 _ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;]['\")\]」』）]*$")
 # A sentence is complete once text follows it: after Latin marks a space shows it,
 # Chinese and Japanese put no space after 。！？ (closing brackets may follow).
@@ -71,34 +55,8 @@ _SENTENCE_DONE = re.compile(r"[.!?…:;।॥]['\")\]]*\s|[。！？][」』）�
 # What a possible sentence end can start with and continue in, before its space.
 _END_MARKS = frozenset(".!?…:;।॥'\")]。！？」』）”")
 _NEXT_WORD = re.compile(r"\S")
-_WAITS_FOR_LINE_END = re.compile(r"\s*(?:```|~~~|\||`{1,2}\Z|~{1,2}\Z)")
-# Clause marks: Latin ones before a space, the CJK ones (、，；：) anywhere.
-_CLAUSE_CUT = re.compile(r"(?<=[,;:—–])\s+|\s+(?=—)|(?<=[、，；：])\s*")
-# Kana, ideographs and full-width forms: one such character says about as much as
-# two Latin letters, so it counts twice towards the piece lengths.
-_WIDE = re.compile(f"[{CJK_MARKS}{KANA}{IDEOGRAPHS}{COMPAT_IDEOGRAPHS}{FULLWIDTH_FORMS}]")
 
 _PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
-
-
-def clean_inline(text: str) -> str:
-    """Remove inline markdown, HTML and emoji; keep the words."""
-    text = _CONTROL.sub(" ", text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = _CODE.sub(r"\1", text)
-    for _ in range(2):  # nested emphasis like ***bold italic*** or **_both_**
-        text = _EMPHASIS.sub(r"\2", text)
-    text = _HTML.sub(" ", text)
-    text = _TIMES.sub(" times ", text)
-    text = _STRAY.sub("", text)
-    text = _EMOJI.sub(" ", text)
-    return _SPACES.sub(" ", text).strip()
-
-
-def _table_row(line: str) -> str:
-    cells = [clean_inline(c) for c in line.strip().strip("|").split("|")]
-    return ", ".join(c for c in cells if c)
 
 
 class SentenceStream:
@@ -180,21 +138,21 @@ class SentenceStream:
         # Fences and table rows are only understood as whole lines. What is left of a
         # line after a sentence or a list marker went does not start a line: "a. ```b"
         # and "# ```b" are text.
-        return self._whole_line and _WAITS_FOR_LINE_END.match(self._line) is not None
+        return self._whole_line and WAITS_FOR_LINE_END.match(self._line) is not None
 
     def _finish_line(self) -> list[str]:
         line, has_output, whole = self._line, self._line_has_output, self._whole_line
         self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
-        if self._in_code and not _FENCE.match(line):
+        if self._in_code and not FENCE.match(line):
             return []
         if whole:
-            if _FENCE.match(line):
+            if FENCE.match(line):
                 self._in_code = not self._in_code
                 return self._emit("", force=True)
-            if _RULE.match(line) or _TABLE_SEP.match(line):
+            if RULE.match(line) or TABLE_SEP.match(line):
                 return []
             if line.lstrip().startswith("|"):
-                return self._emit(_table_row(line), boundary=True)
+                return self._emit(table_row(line), boundary=True)
         self._line, self._line_has_output, self._whole_line = line, has_output, whole
         if not has_output:
             self._strip_prefix()
@@ -280,7 +238,7 @@ class SentenceStream:
             return self._cut_long()
         line, out, pos = self._line, [], 0
         while quiet - pos > MAX_SENTENCE_CHARS:
-            cut = _cut_point(line, pos, pos + MAX_SENTENCE_CHARS)
+            cut = cut_point(line, pos, pos + MAX_SENTENCE_CHARS)
             out += self._emit(clean_inline(line[pos:cut]))
             pos = cut
         self._line_has_output = True
@@ -312,7 +270,7 @@ class SentenceStream:
 
     def _strip_prefix(self) -> bool:
         """Drop a list or heading marker from the start of the line; True if one was."""
-        stripped = _LINE_PREFIX.sub("", self._line)
+        stripped = LINE_PREFIX.sub("", self._line)
         if len(stripped) == len(self._line):
             return False
         self._drop_front(len(self._line) - len(stripped))
@@ -329,7 +287,7 @@ class SentenceStream:
         An LLM writes a long first sentence for a second or more; its opening
         phrase can be spoken as soon as the words after it show where it ends.
         """
-        line = self._line if self._line_has_output else _LINE_PREFIX.sub("", self._line)
+        line = self._line if self._line_has_output else LINE_PREFIX.sub("", self._line)
         cut = first_phrase(line)
         if cut is None:
             return []
@@ -355,7 +313,7 @@ class SentenceStream:
             sentence = ""  # only punctuation or symbols: nothing to say
         if boundary and sentence and not _ENDS_SENTENCE.search(sentence):
             # Headings and list items: pause as after a sentence.
-            sentence += "。" if _WIDE.search(sentence[-1]) else "."
+            sentence += "。" if WIDE.search(sentence[-1]) else "."
         text = f"{self._held} {sentence}".strip() if self._held else sentence
         self._held = ""
         if not text:
@@ -393,49 +351,6 @@ def _quiet_end(line: str, start: int) -> int:
     while end > start and line[end - 1] in _END_MARKS:
         end -= 1
     return end
-
-
-def _cut_point(line: str, start: int, end: int) -> int:
-    """Where to cut line[start:end] short: after its last clause mark, else a space."""
-    floor = start + (end - start) // 2
-    best = None
-    for m in _CLAUSE_CUT.finditer(line, floor, end):
-        best = m.end()
-    if best is None or best <= start:
-        space = line.rfind(" ", floor, end)
-        best = space + 1 if space >= 0 else end
-    return best
-
-
-def piece_length(text: str) -> int:
-    """Length for the piece limits: CJK characters count twice (see _WIDE)."""
-    return len(text) + len(_WIDE.findall(text))
-
-
-def split_long(text: str, limit: int = MAX_PIECE_CHARS) -> Iterator[str]:
-    """Cut a long sentence at clause marks, else at spaces; never drop a word."""
-    if piece_length(text) <= limit:
-        yield text
-        return
-    limit = max(1, limit * len(text) // piece_length(text))  # in characters of this text
-    parts = _CLAUSE_CUT.split(text)
-    current = ""
-    for part in parts:
-        while len(part) > limit:  # one clause that is still too long
-            cut = part.rfind(" ", 0, limit)
-            cut = cut if cut > limit // 3 else limit
-            if current:
-                yield current
-                current = ""
-            yield part[:cut].strip()
-            part = part[cut:].strip()
-        if current and len(current) + 1 + len(part) > limit:
-            yield current
-            current = part
-        else:
-            current = f"{current} {part}".strip()
-    if current:
-        yield current
 
 
 def split_text(text: str, language: str = "en") -> list[str]:

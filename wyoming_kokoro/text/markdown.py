@@ -1,0 +1,55 @@
+"""Markdown, HTML and emoji out of spoken text: what a line is, and its words.
+
+An LLM answers in markdown. Its structure (fences, rules, tables, list and heading
+markers) is recognised per line by `SentenceStream`; inline marks are removed here
+and the words kept.
+"""
+
+from __future__ import annotations
+
+import re
+
+from wyoming_kokoro.text.charsets import EMOJI_GLUE, PICTOGRAPHS
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)+")
+RULE = re.compile(r"^\s*([-*_=]\s*){3,}$")
+TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# Fences and table rows are only understood as whole lines.
+WAITS_FOR_LINE_END = re.compile(r"\s*(?:```|~~~|\||`{1,2}\Z|~{1,2}\Z)")
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^)(]|\([^)]*\))*\)")
+_CODE = re.compile(r"`([^`]*)`")
+_EMPHASIS = re.compile(
+    r"(?<![*_~\w])(\*{1,3}|_{1,3}|~~)(?=[^\s*_~])(.+?)(?<=[^\s*_~])\1(?![*_~\w])"
+)
+# What is left after pairing: a sentence split can cut "**bold**" in two, and a
+# lone asterisk is read aloud as "asterisk". Underscores inside words stay.
+_STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
+_TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
+_HTML = re.compile(r"</?[A-Za-z][^>]{0,200}>")
+_EMOJI = re.compile(f"[{PICTOGRAPHS}{EMOJI_GLUE}]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
+def clean_inline(text: str) -> str:
+    """Remove inline markdown, HTML and emoji; keep the words."""
+    text = _CONTROL.sub(" ", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _CODE.sub(r"\1", text)
+    for _ in range(2):  # nested emphasis like ***bold italic*** or **_both_**
+        text = _EMPHASIS.sub(r"\2", text)
+    text = _HTML.sub(" ", text)
+    text = _TIMES.sub(" times ", text)
+    text = _STRAY.sub("", text)
+    text = _EMOJI.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def table_row(line: str) -> str:
+    """A table row as spoken: its cells' words, one after another."""
+    cells = [clean_inline(c) for c in line.strip().strip("|").split("|")]
+    return ", ".join(c for c in cells if c)
