@@ -23,7 +23,8 @@ from wyoming_kokoro.protocol import Audio, Preempt, WorkerConfig
 from wyoming_kokoro.server.memory import rss_mb
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import Job
-from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
 
 

@@ -24,7 +24,8 @@ from wyoming_kokoro.server import scheduler as scheduler_module
 from wyoming_kokoro.server.memory import rss_mb
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import Job, SynthesisError
-from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.info import build_info
 from wyoming_kokoro.server.wyoming.wire import Limits
 

@@ -19,7 +19,8 @@ from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.server.installed import Catalog
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
-from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import Limits
 from wyoming_kokoro.settings import SpeechSettings
 

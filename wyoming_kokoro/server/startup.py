@@ -25,7 +25,8 @@ from wyoming_kokoro.server.model_cut import start_build
 from wyoming_kokoro.server.rescan import Rescanner
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
-from wyoming_kokoro.server.wyoming.handler import HandlerConfig, KokoroHandler
+from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, linger_close
 from wyoming_kokoro.settings import DiscoverySettings, ModelSettings, Settings
 from wyoming_kokoro.text.g2p import load_lexicons

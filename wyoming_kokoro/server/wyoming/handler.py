@@ -11,10 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.error import Error
 from wyoming.event import Event, async_write_event
 from wyoming.info import Describe
@@ -28,178 +25,18 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
-from wyoming_kokoro.server.utterance import HEAD_WAIT_S, SpokenText, TextTooLong, ssml_voicing
+from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.speech import Utterance
 from wyoming_kokoro.server.wyoming.wire import (
-    Limits,
     ProtocolError,
     linger_close,
     read_event,
     write_or_abort,
 )
-from wyoming_kokoro.text.ssml import SsmlError, is_ssml
-from wyoming_kokoro.text.ssml import parse as parse_ssml
-
-if TYPE_CHECKING:
-    from wyoming_kokoro.catalog.presets import Choice
-    from wyoming_kokoro.server.installed import Catalog
 
 _LOGGER = logging.getLogger(__name__)
-
-_CHUNK_BYTES = 8192 * SAMPLE_WIDTH
-
-
-@dataclass(frozen=True)
-class HandlerConfig:
-    """What every connection shares; built once by the server."""
-
-    info: Event
-    voice_names: tuple[str, ...]
-    default_voice: str
-    speed: float
-    max_text_chars: int
-    limits: Limits
-    idle_seconds: float  # a connection that sends nothing this long is closed
-    # On a socket, the end of input during an utterance means the client left (asyncio
-    # clients, Home Assistant's too, read eagerly, so their close is a FIN, not a
-    # reset). On stdio it is normal: a request piped in ends there.
-    eof_is_hang_up: bool = True
-    catalog: Catalog | None = None  # voices and presets; wins over info and voice_names
-    volume: float = 1.0  # --volume
-    lead_ms: int = 0  # --lead-silence
-    tail_ms: int = 0  # --tail-silence
-    phrase_wait: float = HEAD_WAIT_S  # --phrase-wait
-
-    def describe(self) -> Event:
-        """The current `info` (the data dirs are looked at again, cheaply)."""
-        if self.catalog is None:
-            return self.info
-        self.catalog.refresh()
-        return self.catalog.info
-
-    def choose_strict(self, name: str) -> Choice:
-        """A voice, blend or preset by name (VoiceError if none): SSML's <voice>."""
-        from wyoming_kokoro.server.installed import Catalog
-
-        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
-        return catalog.choose(name, self.speed)
-
-    def choose(self, voice: SynthesizeVoice | None) -> Choice:
-        """The voice, preset, speed and language a request asks for; the default
-        voice for a name we do not know (Home Assistant may hold a stale choice)."""
-        from wyoming_kokoro.server.installed import Catalog
-
-        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
-        name = voice.name if voice and voice.name else None
-        language = voice.language if voice else None
-        try:
-            return catalog.choose(name, self.speed, language)
-        except VoiceError as err:
-            _LOGGER.warning("%s; speaking with what is known of the request", err)
-        for known_name, known_language in ((name, None), (None, language)):
-            try:
-                return catalog.choose(known_name, self.speed, known_language)
-            except VoiceError:
-                continue
-        return catalog.choose(None, self.speed)
-
-
-class Utterance:
-    """Text in, ordered audio out, for one audio-start … audio-stop."""
-
-    def __init__(
-        self, handler: KokoroHandler, voice: SynthesizeVoice | None, ssml: bool | None = None
-    ) -> None:
-        self._handler = handler
-        config = handler.config
-        choice = config.choose(voice)
-        self._choice = choice
-        # SSML: asked for with text_format, or text that opens with "<" (decided once
-        # all of it is in: SSML is spoken when complete, a document is parsed whole).
-        self._ssml = ssml
-        self._asked_ssml = ssml is True
-        self._held: list[str] = []
-        self.voice = choice.voice
-        self.lang: str | None = choice.lang
-        self._text = SpokenText(
-            handler.scheduler,
-            handler.client_id,
-            self.voice,
-            choice.speed,
-            self.lang,
-            config.max_text_chars,
-            volume=choice.volume * config.volume,
-            lead_ms=config.lead_ms,
-            tail_ms=config.tail_ms,
-            head_wait=config.phrase_wait,
-        )
-        self.sender: asyncio.Task[None] | None = None
-
-    async def begin(self) -> None:
-        """audio-start now (so it precedes any later answer), then audio as it comes."""
-        await self._handler.write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
-        self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
-        self._handler.utterance = self
-
-    async def add_text(self, text: str, more: bool = True) -> None:
-        """Speak `text` as it comes; `more`: text may follow (see `SpokenText.add_text`)."""
-        try:
-            if self._ssml is None:
-                head = ("".join(self._held) + text).lstrip()
-                if head:  # decided by the first character that is not a space
-                    self._ssml = head.startswith("<")
-                    if not self._ssml:
-                        self._held = []
-            if self._ssml is not False:
-                self._text.count(text)
-                self._held.append(text)
-                return
-            await self._text.add_text_async(text, more)
-        except TextTooLong as err:
-            raise ProtocolError(str(err)) from None
-
-    def close(self) -> None:
-        """The connection ends: nothing of this utterance is queued any more."""
-        self._text.close()
-
-    async def _speak_held(self) -> None:
-        """The held text: an SSML document, or plain text that merely began with "<"."""
-        text, self._held = "".join(self._held), []
-        if not text:
-            return
-        if not is_ssml(text):
-            if self._ssml is True and self._asked_ssml:
-                raise ProtocolError("text_format is ssml, but the text is not a <speak> document")
-            pieces = await asyncio.to_thread(self._text.plan_text, text)
-            self._text.submit(pieces)
-            return
-        config = self._handler.config
-        voicing = ssml_voicing(lambda name: config.choose_strict(name), self._choice, config.volume)
-        try:
-            planned = await asyncio.to_thread(
-                lambda: self._text.plan_ssml(parse_ssml(text), voicing)
-            )
-        except SsmlError as err:
-            raise ProtocolError(str(err)) from None
-        self._text.submit(planned)
-
-    async def finish(self) -> None:
-        """All text is in: wait until its audio has been sent, with audio-stop."""
-        await self._speak_held()
-        self._text.finish()
-        assert self.sender is not None
-        await self.sender
-
-    async def _send_audio(self) -> None:
-        write = self._handler.write
-        async for pcm in self._text.audio():
-            for start in range(0, len(pcm), _CHUNK_BYTES):
-                chunk = pcm[start : start + _CHUNK_BYTES]
-                await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
-        await write(AudioStop().event())
 
 
 class KokoroHandler:
