@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,8 @@ from wyoming_kokoro.audio import pause_after, silence, to_pcm16
 from wyoming_kokoro.catalog.assets import Assets, check_file
 from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
-from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, SPEED, default_threads
+from wyoming_kokoro.options import SPEED
+from wyoming_kokoro.synthesis.calls import Call, EngineOptions
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
@@ -31,35 +32,6 @@ from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
-
-
-@dataclass
-class EngineOptions:
-    """How the model runs and what text processing applies."""
-
-    threads: int = field(default_factory=default_threads)
-    normalize: bool = True
-    lexicon: dict[str, str] = field(default_factory=dict)
-    prefer_misaki: bool = True
-    max_call_tokens: int = MAX_CALL_TOKENS.default
-    optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
-    decode: str = DECODE.default  # "windows": a listener's first call decoded in windows
-
-    def __post_init__(self) -> None:
-        MAX_CALL_TOKENS.check(self.max_call_tokens)
-
-
-@dataclass(frozen=True)
-class Call:
-    """One model call: phonemes in a voice at a speed."""
-
-    phonemes: str
-    voice: VoiceSpec
-    speed: float
-    windowed: bool = False  # a listener waits for it: decode it in windows
-    # Seconds of audio its listener has yet to hear: decoded in windows too if a whole
-    # call would be decoded later than that.
-    in_hand: float | None = None
 
 
 class _PlanOnly:

@@ -1,0 +1,37 @@
+"""What the engine is asked for: how it runs (its options) and one model call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from wyoming_kokoro.catalog.voices import VoiceSpec
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, default_threads
+
+
+@dataclass
+class EngineOptions:
+    """How the model runs and what text processing applies."""
+
+    threads: int = field(default_factory=default_threads)
+    normalize: bool = True
+    lexicon: dict[str, str] = field(default_factory=dict)
+    prefer_misaki: bool = True
+    max_call_tokens: int = MAX_CALL_TOKENS.default
+    optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
+    decode: str = DECODE.default  # "windows": a listener's first call decoded in windows
+
+    def __post_init__(self) -> None:
+        MAX_CALL_TOKENS.check(self.max_call_tokens)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One model call: phonemes in a voice at a speed."""
+
+    phonemes: str
+    voice: VoiceSpec
+    speed: float
+    windowed: bool = False  # a listener waits for it: decode it in windows
+    # Seconds of audio its listener has yet to hear: decoded in windows too if a whole
+    # call would be decoded later than that.
+    in_hand: float | None = None
