@@ -44,6 +44,7 @@ class Heard:
     # What a player starting at the first chunk would go without: the waits between
     # chunks that came after the audio before them had played.
     silent: float = 0.0
+    longest_gap: float = 0.0  # the longest of those waits
     types: list[str] = field(default_factory=list)
     pcm: bytearray = field(default_factory=bytearray)  # what was heard, for the judge
 
@@ -117,7 +118,9 @@ async def request(
                         heard.first_audio = plays_until = now
                         if started is not None:
                             started.set()
-                    heard.silent += max(0.0, now - plays_until)
+                    gap = max(0.0, now - plays_until)
+                    heard.silent += gap
+                    heard.longest_gap = max(heard.longest_gap, gap)
                     plays_until = max(plays_until, now) + size / 48000
                 elif event.type == "audio-stop" and heard.audio_stop is None:
                     heard.audio_stop = now

@@ -124,6 +124,9 @@ class Next(Message):
     id: int
     limit: int | None = None  # others wait: say at most this many phonemes now
     windows: int = 0  # as `Piece.windows`
+    # As `Piece.in_hand`, for the piece's next call: a long sentence is more than one
+    # call, and its second can be late as well as its first.
+    in_hand: float | None = None
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,30 @@ def test_a_later_piece_goes_with_how_much_audio_its_listener_has_in_hand() -> No
     assert (first, none, later) == (True, None, False) and 3.0 < plenty <= 4.0
 
 
+def test_a_pieces_next_call_goes_with_how_much_audio_its_listener_has_in_hand() -> None:
+    # Two sentences in one piece are two calls of the fake: the second can be late too.
+    def next_calls(pad: int) -> list[float | None]:
+        worker = FakeWorker(pad=pad)
+
+        async def main() -> None:
+            options = SchedulerOptions(idle_timeout=0, min_free_mb=0)
+            scheduler = Scheduler(_config(), options, worker)
+            scheduler.start()
+            try:
+                job = _job(1, "It is cloudy. The rain will start at noon.")
+                await asyncio.wait_for(_all(scheduler.submit(job)), 30)
+            finally:
+                await scheduler.stop()
+
+        asyncio.run(main())
+        return [m.in_hand for m in worker.calls(Next)]  # type: ignore[attr-defined]
+
+    (little,) = next_calls(pad=0)
+    assert little is not None and 0 <= little < 0.01
+    (plenty,) = next_calls(pad=4 * 48_000)
+    assert plenty is not None and 3.0 < plenty <= 4.01
+
+
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:
     async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
         article = scheduler.submit(_job(1, ARTICLE))

@@ -299,3 +299,23 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         assert abs(len(resumed) - len(alone)) < graph.SAMPLES_PER_FRAME // 4
         common = min(len(resumed), len(alone))
         assert np.abs(resumed[:common] - alone[:common]).max() < 0.05 * np.abs(alone).max()
+
+
+def test_a_pieces_later_call_is_decoded_in_windows_only_if_it_would_be_late(cut) -> None:
+    # A sentence longer than a call is spoken in two: its second call can come late as
+    # well as its first, so each Next says how much audio the listener has in hand.
+    with running_worker(max_call_tokens=50) as worker:
+        for job_id, in_hand, windowed in ((1, 0.0, True), (2, 60.0, False)):
+            send(worker, Piece(job_id, LONG, "jm_kumo", 1.0, "en-us"))
+            first = receive(worker)  # a whole call: it also times a frame here
+            assert isinstance(first, Audio) and first.more and first.pcm
+            send(worker, Next(job_id, in_hand=in_hand))
+            windows, answer = 0, receive_one(worker)
+            while isinstance(answer, Audio) and answer.window:
+                windows, answer = windows + 1, receive_one(worker)
+            assert isinstance(answer, Audio) and answer.pcm
+            assert (windows > 0) == windowed, (in_hand, windows)
+            while answer.more:  # the rest of the sentence (one call or more)
+                send(worker, Next(job_id))
+                answer = receive(worker)
+                assert isinstance(answer, Audio) and answer.pcm

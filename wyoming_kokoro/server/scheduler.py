@@ -224,14 +224,15 @@ class Scheduler:
                 job.client,
                 f" (others wait: at most {windows} windows)" if windows else "",
             )
+            # How long the listener can wait for this call (the worker decodes it in
+            # windows if a whole call would be late).
+            in_hand = turns.in_hand(job.client)
             if job.started:
                 limit = SHARED_CALL_TOKENS if turns.crowded else None
-                await self._worker.send(Next(job.id, limit, windows))
+                await self._worker.send(Next(job.id, limit, windows, in_hand))
             else:
                 job.started = True
-                # A later piece: how long its listener can wait for it (the worker
-                # decodes its first call in windows if a whole call would be late).
-                in_hand = None if job.awaited else turns.in_hand(job.client)
+                in_hand = None if job.awaited else in_hand
                 piece = Piece(
                     job.id,
                     job.text,

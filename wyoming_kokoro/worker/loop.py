@@ -18,6 +18,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO
 
 from wyoming_kokoro.options import VOLUME_RANGE
@@ -89,8 +90,12 @@ class _Worker:
                     in_hand=message.in_hand,
                 )
                 self._plans[job_id] = deque(plan)
-            limit = message.limit if isinstance(message, Next) else None
-            reply: Message = self._speak_next(job_id, limit, message.windows)
+            if isinstance(message, Next):
+                reply: Message = self._speak_next(
+                    job_id, message.limit, message.windows, message.in_hand
+                )
+            else:
+                reply = self._speak_next(job_id, None, message.windows)
         except Exception as err:
             # One bad piece (a voice of the wrong shape in a user's file raises
             # IndexError, or onnxruntime's own exception types) must not end the
@@ -106,16 +111,24 @@ class _Worker:
             reply = Failed(job_id, str(err) or type(err).__name__)
         self.send(reply)
 
-    def _speak_next(self, job_id: int, limit: int | None = None, at_most: int = 0) -> Audio:
+    def _speak_next(
+        self, job_id: int, limit: int | None = None, at_most: int = 0, in_hand: float | None = None
+    ) -> Audio:
         """The next call of a piece, or its next windows: at most `at_most` of them
-        if more than 0 (others wait for their first audio)."""
+        if more than 0 (others wait for their first audio). A call not begun yet is
+        decoded in windows if, decoded at once, it would come after `in_hand` seconds
+        (the audio its listener has yet to hear)."""
         calls = self._plans.get(job_id)
         if calls is None:
             raise KeyError(f"no piece {job_id} in progress")
         first = calls[0] if calls else None
-        if limit and first is not None and not isinstance(first, Iterator) and not first.windowed:
+        if first is not None and not isinstance(first, Iterator):
             calls.popleft()
-            calls.extendleft(reversed(self._engine.shorten(first, limit)))
+            if limit and not first.windowed:
+                parts = self._engine.shorten(first, limit)
+                first, rest = parts[0], parts[1:]
+                calls.extendleft(reversed(rest))
+            calls.appendleft(first if in_hand is None else replace(first, in_hand=in_hand))
         pcm = b""
         if calls:
             head = calls.popleft()
