@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TypeVar
 
 import pytest
@@ -17,8 +18,9 @@ from support.fake_worker import FakeWorker, heard, said
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
+from wyoming_kokoro.server import turns as turns_module
 from wyoming_kokoro.server.scheduler import SHARED_WINDOWS, Scheduler, SchedulerOptions
-from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError
+from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError, Turns
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 
@@ -241,6 +243,25 @@ def test_a_pieces_next_call_goes_with_how_much_audio_its_listener_has_in_hand() 
     assert little is not None and 0 <= little < 0.01
     (plenty,) = next_calls(pad=4 * 48_000)
     assert plenty is not None and 3.0 < plenty <= 4.01
+
+
+def test_audio_in_hand_counts_from_where_a_player_that_ran_dry_plays_again(monkeypatch) -> None:
+    # A player that ran out waits for the next audio and plays it from then on: what is
+    # left to hear counts from there, not from the utterance's first audio.
+    clock = [100.0]
+    monkeypatch.setattr(turns_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    turns, job = Turns(), _job(1, "It is cloudy.")
+    turns.add(job)
+    assert turns.in_hand(1) is None  # nothing heard yet
+    second = 48_000  # bytes: 24 kHz, 16-bit, mono
+    turns.take(job, bytes(4 * second))
+    clock[0] = 101.0
+    assert turns.in_hand(1) == pytest.approx(3.0)
+    clock[0] = 106.0  # 2 s of silence: the next audio comes late
+    assert turns.in_hand(1) == 0.0
+    turns.take(job, bytes(4 * second))
+    clock[0] = 107.0
+    assert turns.in_hand(1) == pytest.approx(3.0)  # not 1.0: 8 s sent since 100.0
 
 
 def test_a_client_that_hangs_up_mid_call_frees_the_model_and_its_piece_is_dropped() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
@@ -191,3 +193,13 @@ def test_the_engine_refuses_whole_graph_calls_it_cannot_make(engine) -> None:
         pytest.skip("the cut model is not loaded")
     with pytest.raises(RuntimeError, match="whole graph is not loaded"):
         engine._kokoro.create("Hi.", voice="jm_kumo", lang="en-us")
+
+
+def test_a_shortened_call_keeps_what_its_listener_has_in_hand_on_its_first_part(engine) -> None:
+    voice = engine.voice("jm_kumo")
+    (call,) = engine.plan("The living room lights are on, and the door is locked.", voice)
+    parts = engine.shorten(replace(call, in_hand=1.5), 20)
+    assert len(parts) > 1 and "".join(p.phonemes for p in parts).replace(" ", "") == (
+        call.phonemes.replace(" ", "")
+    )
+    assert [p.in_hand for p in parts] == [1.5] + [None] * (len(parts) - 1)

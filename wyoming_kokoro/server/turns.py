@@ -80,8 +80,9 @@ class Turns:
         self._tick = 0
         self._ids = itertools.count(1)
         self._heard: set[int] = set()  # clients who have audio already
-        # client → when its utterance's first audio went out, and seconds sent since
-        self._playing: dict[int, tuple[float, float]] = {}
+        # client → when its listener's player runs out of the audio sent so far (a
+        # player that ran dry waits for the next audio, then plays it through)
+        self._playing: dict[int, float] = {}
         self.drops: list[int] = []  # started jobs whose client went away
         self.crowded = False  # another client waits for the model too
         self.in_flight: Job | None = None  # the job whose call the worker is speaking
@@ -164,8 +165,9 @@ class Turns:
             return False
         first = job.client not in self._heard
         self._heard.add(job.client)
-        began, sent = self._playing.get(job.client, (time.monotonic(), 0.0))
-        self._playing[job.client] = (began, sent + len(pcm) / _BYTES_PER_SECOND)
+        now = time.monotonic()
+        plays_until = max(self._playing.get(job.client, now), now)
+        self._playing[job.client] = plays_until + len(pcm) / _BYTES_PER_SECOND
         buffered = self._buffered.get(job.client, 0) + len(pcm)
         self._buffered[job.client] = buffered
         job.chunks.put_nowait(pcm)
@@ -180,12 +182,12 @@ class Turns:
 
     def in_hand(self, client: int) -> float | None:
         """Seconds of audio `client`'s listener has yet to hear, playing it from its
-        first audio on; None before the first audio of its utterance."""
-        playing = self._playing.get(client)
-        if playing is None:
+        first audio on (after a gap, from where the audio came again); None before the
+        first audio of its utterance."""
+        plays_until = self._playing.get(client)
+        if plays_until is None:
             return None
-        began, sent = playing
-        return max(0.0, began + sent - time.monotonic())
+        return max(0.0, plays_until - time.monotonic())
 
     def shares_with(self, newcomer: Job) -> Job | None:
         """The job in flight if it should let `newcomer` go after its window in

@@ -173,7 +173,11 @@ class Engine:
         if len(call.phonemes) <= limit:
             return [call]
         parts = split_phonemes(call.phonemes, limit)
-        return [Call(part, call.voice, call.speed, call.windowed) for part in parts]
+        # The first part is decoded next: what its listener has in hand goes with it.
+        return [
+            Call(part, call.voice, call.speed, call.windowed, None if i else call.in_hand)
+            for i, part in enumerate(parts)
+        ]
 
     def run(self, call: Call, tag: object = None) -> np.ndarray:
         """One model call: int16 audio ending with the pause its punctuation calls for.
