@@ -256,8 +256,8 @@ PREFORK = Option(
 DECODE = Option(
     "--decode",
     "How the first call of an utterance is decoded: in windows (audio after its first "
-    "0.4 s of speech is ready, the sentence spoken whole) or whole (the sentence cut into "
-    "phrases so that its first call is short).",
+    "0.4 s of speech is ready, the sentence spoken whole; later calls too when they would "
+    "come late) or whole (the sentence cut into phrases so that its first call is short).",
     "choice",
     "windows",
     choices=("windows", "whole"),

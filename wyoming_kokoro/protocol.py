@@ -9,7 +9,9 @@ model at the next call rather than after a whole piece:
                          Piece        plan a piece of text, then speak its first call
                          Next         speak the next call of a piece (shorter if asked)
                                       (both: stop after N windows if asked, others
-                                      wait for their first audio)
+                                      wait for their first audio; both: the audio
+                                      its listener has in hand, so a call that
+                                      would come late is decoded in windows)
                          Drop         forget a piece (its client went away)
                          Preempt      abandon the running call of a piece (re-spoken later),
                                       or (soft) pause it after the window in progress

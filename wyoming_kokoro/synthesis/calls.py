@@ -32,6 +32,6 @@ class Call:
     voice: VoiceSpec
     speed: float
     windowed: bool = False  # a listener waits for it: decode it in windows
-    # Seconds of audio its listener has yet to hear: decoded in windows too if a whole
-    # call would be decoded later than that.
+    # Seconds of audio its listener has yet to hear when it is decoded: in windows too
+    # if a whole call would come later than that (any call but an utterance's first).
     in_hand: float | None = None

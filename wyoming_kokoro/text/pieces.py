@@ -1,4 +1,4 @@
-"""What is spoken: markdown removal and sentence splitting, for whole and streamed text.
+"""What is spoken, in pieces: sentences of whole and streamed text, markdown left out.
 
 Text arrives either whole (`kokoro-say`, `synthesize`) or in mid-word pieces while
 an LLM writes (`synthesize-chunk`). Both go through `SentenceStream`, so a

@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from wyoming_kokoro.catalog.voices import VoiceSpec
-    from wyoming_kokoro.synthesis.engine import Call, Engine
+    from wyoming_kokoro.synthesis.calls import Call
+    from wyoming_kokoro.synthesis.engine import Engine
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
