@@ -3,20 +3,21 @@
     .venv/bin/python bench/one_core.py [--rounds N]
 
 A real server under `taskset -c 0` with `--threads 1` (a Raspberry Pi-like share of
-the machine: the worker inherits the affinity), and one with the machine's defaults,
-in turn; each warmed with one request. Each speaks, per round: a 596-character
-paragraph and a 1,478-character answer sent whole (`synthesize`), and a 608-character
-LLM answer streamed at 30 characters every 50 ms (the compat `synthesize` and
-`synthesize-stop` after it, as Home Assistant sends them). Prints first audio, the
-silence a player starting at the first audio would hear (summed, and the longest
-wait), the end and the audio's length. Run it on a quiet machine: it says the load it
-saw.
+the machine: the worker inherits the affinity) and one with the machine's defaults,
+side by side, each warmed with one request, then asked in turn. Each speaks, per
+round: a 596-character paragraph and a 1,478-character answer sent whole
+(`synthesize`), and a 608-character LLM answer streamed at 30 characters every 50 ms
+(the compat `synthesize` and `synthesize-stop` after it, as Home Assistant sends
+them). Prints first audio, the silence a player starting at the first audio would
+hear (summed, and the longest wait), the end and the audio's length. Run it on a
+quiet machine: it says the load it saw.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 
@@ -45,13 +46,20 @@ def _speak(uri: str, text: str, streaming: bool) -> Heard:
 
 def run(rounds: int) -> dict[tuple[str, str], list[Heard]]:
     got: dict[tuple[str, str], list[Heard]] = {}
-    for setup, (wrapper, args) in SETUPS.items():
-        with Server("--idle-timeout", "600", *args, wrapper=wrapper) as server:
+    with contextlib.ExitStack() as stack:
+        uris = {}
+        for setup, (wrapper, args) in SETUPS.items():
+            server = stack.enter_context(Server("--idle-timeout", "600", *args, wrapper=wrapper))
+            uris[setup] = server.uri
             _speak(server.uri, "Someone is at the front door.", False)  # loads the worker
-            for _ in range(rounds):
-                for case, (text, streaming) in CASES.items():
-                    got.setdefault((setup, case), []).append(_speak(server.uri, text, streaming))
-    return got
+        # Request by request in turn (one server idles while the other speaks): a drift
+        # in the VM's speed lands on both.
+        for number in range(rounds):
+            for case, (text, streaming) in CASES.items():
+                order = list(SETUPS)[:: 1 if number % 2 == 0 else -1]
+                for setup in order:
+                    got.setdefault((setup, case), []).append(_speak(uris[setup], text, streaming))
+    return dict(sorted(got.items(), key=lambda item: list(SETUPS).index(item[0][0])))
 
 
 def report(got: dict[tuple[str, str], list[Heard]]) -> None:

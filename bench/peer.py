@@ -29,7 +29,7 @@ import subprocess
 import time
 from typing import Any
 
-from client import VOICE, Server
+from client import VOICE, Server, percentile
 from wyoming.client import AsyncTcpClient
 from wyoming.info import Describe
 from wyoming.tts import SynthesizeVoice
@@ -102,11 +102,6 @@ def run(peer: str, peer_voice: str, rounds: int, whole: bool) -> dict[tuple[str,
     return got
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
-
-
 def report(got: dict[tuple[str, str], list[Any]]) -> None:
     print(
         "| mode | server | first audio mean / p95 | total mean | audio mean "
@@ -121,7 +116,7 @@ def report(got: dict[tuple[str, str], list[Any]]) -> None:
             first = [m.ttft_s for m in ms]
             s = summary[name, mode] = {
                 "first": statistics.fmean(first),
-                "p95": _p95(first),
+                "p95": percentile(first, 95),
                 "total": statistics.fmean(m.total_s for m in ms),
                 "audio": statistics.fmean(m.audio_duration_s for m in ms),
             }
