@@ -55,8 +55,9 @@ def _run(
     scenario: Callable[[Scheduler, FakeWorker], Awaitable[T]],
     idle_timeout: float = 0,
     windows: int = 1,
+    pad: int = 0,
 ) -> tuple[T, FakeWorker]:
-    worker = FakeWorker(windows)
+    worker = FakeWorker(windows, pad)
 
     async def main() -> T:
         options = SchedulerOptions(idle_timeout=idle_timeout, min_free_mb=0)
@@ -197,22 +198,13 @@ def test_a_later_piece_goes_with_how_much_audio_its_listener_has_in_hand() -> No
     # worker decodes the piece's first call in windows if a whole call would be late.
     text = "It is cloudy. The rain will start at noon and stop before the evening."
 
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> None:
+        first, rest = text.split(". ")
+        await _all(scheduler.submit(_job(1, first + ".")))
+        await _all(scheduler.submit(_job(1, rest, awaited=False)))
+
     def pieces(pad: int) -> list[tuple[bool, float | None]]:
-        worker = FakeWorker(pad=pad)
-
-        async def main() -> None:
-            options = SchedulerOptions(idle_timeout=0, min_free_mb=0)
-            scheduler = Scheduler(_config(), options, worker)
-            scheduler.start()
-            try:
-                first, rest = text.split(". ")
-                jobs = [_job(1, first + "."), _job(1, rest, awaited=False)]
-                await asyncio.wait_for(_all(scheduler.submit(jobs[0])), 30)
-                await asyncio.wait_for(_all(scheduler.submit(jobs[1])), 30)
-            finally:
-                await scheduler.stop()
-
-        asyncio.run(main())
+        _, worker = _run(scenario, pad=pad)
         return [(m.awaited, m.in_hand) for m in worker.calls(Piece)]  # type: ignore[attr-defined]
 
     (first, none), (later, little) = pieces(pad=0)
@@ -223,20 +215,11 @@ def test_a_later_piece_goes_with_how_much_audio_its_listener_has_in_hand() -> No
 
 def test_a_pieces_next_call_goes_with_how_much_audio_its_listener_has_in_hand() -> None:
     # Two sentences in one piece are two calls of the fake: the second can be late too.
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> None:
+        await _all(scheduler.submit(_job(1, "It is cloudy. The rain will start at noon.")))
+
     def next_calls(pad: int) -> list[float | None]:
-        worker = FakeWorker(pad=pad)
-
-        async def main() -> None:
-            options = SchedulerOptions(idle_timeout=0, min_free_mb=0)
-            scheduler = Scheduler(_config(), options, worker)
-            scheduler.start()
-            try:
-                job = _job(1, "It is cloudy. The rain will start at noon.")
-                await asyncio.wait_for(_all(scheduler.submit(job)), 30)
-            finally:
-                await scheduler.stop()
-
-        asyncio.run(main())
+        _, worker = _run(scenario, pad=pad)
         return [m.in_hand for m in worker.calls(Next)]  # type: ignore[attr-defined]
 
     (little,) = next_calls(pad=0)
