@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import cache_dir
@@ -20,15 +21,24 @@ VERIFIED = "verified"
 LAYOUT = 4
 
 
+def _onnxruntime_version() -> str:
+    # The server must not import onnxruntime; a worker that has imported it asks the
+    # module, since the package metadata takes 20 ms to read on the way to first audio.
+    module = sys.modules.get("onnxruntime")
+    if module is not None:
+        return str(module.__version__)
+    from importlib.metadata import version
+
+    return version("onnxruntime")
+
+
 def split_dir(model: Path, directory: Path | None = None) -> Path | None:
     """The cache entry of a published model's parts; None for other models."""
-    from importlib.metadata import version  # the server must not import onnxruntime
-
     known = BY_NAME.get(model.name)
     if known is None or not known.name.endswith(".onnx"):
         return None
     # LAYOUT names what the entry holds: parts cut elsewhere are another entry.
-    name = f"split{LAYOUT}-{known.sha256[:16]}-ort{version('onnxruntime')}"
+    name = f"split{LAYOUT}-{known.sha256[:16]}-ort{_onnxruntime_version()}"
     return (directory or cache_dir()) / name
 
 

@@ -75,6 +75,11 @@ def _options(threads: int) -> ort.SessionOptions:
     options.inter_op_num_threads = 1
     # Input shapes change with every sentence: memory patterns only grow RSS.
     options.enable_mem_pattern = False
+    # The parts run one after another, each with its own thread pool: a pool that
+    # spins after its run takes a core from the next part's (first audio 0.29 vs
+    # 0.32 s on two cores; whole calls unchanged). Building a spinning pool also
+    # slows the load.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3  # the warning about CPU-specific layouts is expected
     return options
 
@@ -207,13 +212,21 @@ class ModelLoading(threading.Thread):
     """
 
     def __init__(
-        self, assets: Assets, threads: int, use_copy: bool = True, split: Path | None = None
+        self,
+        assets: Assets,
+        threads: int,
+        use_copy: bool = True,
+        split: Path | None = None,
+        find_split: bool = False,
     ) -> None:
+        """`split`: the model's verified parts, to decode in windows; or `find_split`:
+        look for them once onnxruntime is imported (its version names them)."""
         super().__init__(name="kokoro model loader", daemon=True)
         self._assets = assets
         self._threads = threads
         self._use_copy = use_copy
-        self.split_dir = split  # the model's verified parts, to decode in windows
+        self._find_split = find_split
+        self.split_dir = split
         self._kokoro: Any = None
         self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
         self._error: BaseException | None = None
@@ -228,6 +241,10 @@ class ModelLoading(threading.Thread):
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
 
+            if self._find_split:
+                from wyoming_kokoro.catalog.cut import ready
+
+                self.split_dir = ready(self._assets.model)
             if self.split_dir is not None and self._load_split(self.split_dir):
                 return
             with model_file(self._assets) as model:
@@ -248,9 +265,6 @@ class ModelLoading(threading.Thread):
 
     def _load_split(self, directory: Path) -> bool:
         """Load the parts instead of the whole graph; False (logged) if they fail."""
-        from kokoro_onnx import Kokoro
-
-        from wyoming_kokoro.synthesis.decoder import SplitModel
         from wyoming_kokoro.synthesis.graph import PLAN
         from wyoming_kokoro.synthesis.split import load
 
@@ -261,8 +275,14 @@ class ModelLoading(threading.Thread):
         except CacheUnwritableError:
             return False
         try:
+            # The sessions first: kokoro-onnx and the decoder (numpy) are imported
+            # meanwhile by the thread that waits, which needs them anyway.
             self.building.set()
             sessions = load(directory, self._threads)
+            from kokoro_onnx import Kokoro
+
+            from wyoming_kokoro.synthesis.decoder import SplitModel
+
             # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
             # tokenizer and voices work on it as they do on the whole model.
             self._kokoro = Kokoro.from_session(sessions[PLAN], str(self._assets.voices))

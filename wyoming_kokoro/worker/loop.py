@@ -198,15 +198,13 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     if config.debug:
         logging.getLogger().setLevel(logging.DEBUG)
 
-    from wyoming_kokoro.catalog.cut import ready
     from wyoming_kokoro.synthesis.runtime import ModelLoading
 
     # The model loads while the rest is imported: the engine pulls in numpy,
     # kokoro-onnx, espeak and the normalizer, which the load does not need. Until
     # the loader has imported onnxruntime and begun the session, other imports would
     # only compete with it for the GIL (measured: 0.12 s later first audio).
-    split = ready(config.assets.model) if config.decode == "windows" else None
-    loading = ModelLoading(config.assets, config.threads, split=split)
+    loading = ModelLoading(config.assets, config.threads, find_split=config.decode == "windows")
     loading.building.wait(timeout=10)
     from wyoming.event import read_event, write_event
 
