@@ -16,12 +16,13 @@ import pytest
 from support.audio_distance import log_mel_distance
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
-from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
-from wyoming_kokoro.catalog.cut import LAYOUT, split_dir
+from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
+from wyoming_kokoro.catalog.cut import LAYOUT, VERIFIED, split_dir
 from wyoming_kokoro.protocol import Audio, Drop, Next, Piece, Preempt
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import Clock, first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 from wyoming_kokoro.synthesis.runtime import create_session
@@ -231,6 +232,18 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     assert not any(c.windowed for c in calls)
     assert len(calls) > 1  # the opening phrase is cut off instead
     assert len(engine.plan(LONG, engine.voice("jm_kumo"), in_hand=0.0)) == 1  # never later
+
+
+def test_a_damaged_voices_file_is_refused_and_the_cut_model_kept(assets, cut, tmp_path) -> None:
+    directory = split.ready(assets.model)
+    assert directory is not None  # cut by the `cut` fixture
+    voices = tmp_path / assets.voices.name
+    voices.write_bytes(b"not a voices file")
+    loading = ModelLoading(replace(assets, voices=voices), 2, split=directory)
+    with pytest.raises(AssetError, match="cannot load the voices"):
+        loading.result()
+    # The voices were at fault, not the cut model: it stays for the next worker.
+    assert (directory / VERIFIED).is_file()
 
 
 def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) -> None:

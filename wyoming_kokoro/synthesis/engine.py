@@ -24,8 +24,8 @@ from wyoming_kokoro.synthesis.calls import Call, EngineOptions
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
+from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.prior import VoicePriors
-from wyoming_kokoro.synthesis.runtime import ModelLoading
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize

@@ -21,18 +21,10 @@ import logging
 import os
 import platform
 import shutil
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from wyoming_kokoro.catalog.assets import (
-    AssetError,
-    Assets,
-    CacheUnwritableError,
-    cache_dir,
-    model_file,
-    prepare_model,
-)
+from wyoming_kokoro.catalog.assets import cache_dir
 from wyoming_kokoro.catalog.files import BY_NAME
 
 if TYPE_CHECKING:
@@ -205,103 +197,3 @@ def _drop_stale(copy: Path) -> None:
             else:
                 with contextlib.suppress(OSError):
                     old.unlink()
-
-
-class ModelLoading(threading.Thread):
-    """Loads the model and voices in the background; onnxruntime releases the GIL.
-
-    The worker starts this before it imports the text side, so imports, the
-    normalizer's and G2P's first use and the model load all overlap.
-    """
-
-    def __init__(
-        self,
-        assets: Assets,
-        threads: int,
-        use_copy: bool = True,
-        split: Path | None = None,
-        find_split: bool = False,
-    ) -> None:
-        """`split`: the model's verified parts, to decode in windows; or `find_split`:
-        look for them once onnxruntime is imported (its version names them)."""
-        super().__init__(name="kokoro model loader", daemon=True)
-        self._assets = assets
-        self._threads = threads
-        self._use_copy = use_copy
-        self._find_split = find_split
-        self.split_dir = split
-        self._kokoro: Any = None
-        self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
-        self._error: BaseException | None = None
-        # Set when the session is being built (or the load failed): from then on
-        # onnxruntime works without the GIL and other imports no longer delay it.
-        self.building = threading.Event()
-        self.start()
-
-    def run(self) -> None:
-        try:
-            # onnxruntime first and kokoro-onnx after the session: the session build
-            # is the longest step, so it starts as early as it can.
-            import onnxruntime  # noqa: F401
-
-            if self._find_split:
-                from wyoming_kokoro.catalog.cut import ready
-
-                self.split_dir = ready(self._assets.model)
-            if self.split_dir is not None and self._load_split(self.split_dir):
-                return
-            with model_file(self._assets) as model:
-                copy = optimized_copy(self._assets.model) if self._use_copy else None
-                try:
-                    self.building.set()
-                    session = create_session(model, self._threads, copy)
-                    from kokoro_onnx import Kokoro
-
-                    # Inside the block: kokoro-onnx checks that the model path exists.
-                    self._kokoro = Kokoro.from_session(session, str(self._assets.voices))
-                except Exception as err:  # onnxruntime raises its own exception types
-                    raise AssetError(f"cannot load the model {model}: {err}") from err
-        except BaseException as err:  # handed to the thread that waits
-            self._error = err
-        finally:
-            self.building.set()
-
-    def _load_split(self, directory: Path) -> bool:
-        """Load the parts instead of the whole graph; False (logged) if they fail."""
-        from wyoming_kokoro.synthesis.graph import PLAN
-        from wyoming_kokoro.synthesis.split import load
-
-        try:
-            # The parts were cut from the file with this name's sha256: the file must
-            # still be that file (a corrupt or replaced model is refused as before).
-            prepare_model(self._assets)
-        except CacheUnwritableError:
-            return False
-        try:
-            # The sessions first: kokoro-onnx and the decoder (numpy) are imported
-            # meanwhile by the thread that waits, which needs them anyway.
-            self.building.set()
-            sessions = load(directory, self._threads)
-            from kokoro_onnx import Kokoro
-
-            from wyoming_kokoro.synthesis.decoder import SplitModel
-
-            # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
-            # tokenizer and voices work on it as they do on the whole model.
-            self._kokoro = Kokoro.from_session(sessions[PLAN], str(self._assets.voices))
-            self.split_model = SplitModel(sessions)
-        except Exception as err:  # a damaged cache entry: decode whole calls instead
-            _LOGGER.warning(
-                "Cannot load the cut model %s (%s); decoding whole calls", directory, err
-            )
-            shutil.rmtree(directory, ignore_errors=True)
-            self.split_model = None
-            return False
-        return True
-
-    def result(self) -> Any:
-        """The loaded `kokoro_onnx.Kokoro`, or the error that stopped it."""
-        self.join()
-        if self._error is not None:
-            raise self._error
-        return self._kokoro

@@ -104,7 +104,7 @@ def _adopt(partial: Path, target: Path) -> None:
 def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
     from wyoming_kokoro.synthesis import teaching
     from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
-    from wyoming_kokoro.synthesis.runtime import ModelLoading
+    from wyoming_kokoro.synthesis.loading import ModelLoading
 
     loading = ModelLoading(assets, threads, split=partial)
     engine = Engine(assets, EngineOptions(threads=threads), loading=loading)

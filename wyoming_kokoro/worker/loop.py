@@ -198,7 +198,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     if config.debug:
         logging.getLogger().setLevel(logging.DEBUG)
 
-    from wyoming_kokoro.synthesis.runtime import ModelLoading
+    from wyoming_kokoro.synthesis.loading import ModelLoading
 
     # The model loads while the rest is imported: the engine pulls in numpy,
     # kokoro-onnx, espeak and the normalizer, which the load does not need. Until

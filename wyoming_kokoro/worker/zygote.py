@@ -20,7 +20,7 @@ def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
     import onnxruntime  # noqa: F401
     from wyoming.event import read_event, write_event
 
-    from wyoming_kokoro.synthesis import engine, runtime  # noqa: F401
+    from wyoming_kokoro.synthesis import engine, loading, runtime  # noqa: F401
 
     while (event := read_event(stdin)) is not None:
         setup = decode(event)
