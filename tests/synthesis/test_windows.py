@@ -234,6 +234,13 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     assert len(engine.plan(LONG, engine.voice("jm_kumo"), in_hand=0.0)) == 1  # never later
 
 
+def test_the_loader_finds_the_cut_model_itself(assets, cut) -> None:
+    loading = ModelLoading(assets, 2, find_split=True)
+    loading.result()
+    assert loading.split_dir == split.ready(assets.model) is not None
+    assert loading.split_model is not None
+
+
 def test_a_damaged_voices_file_is_refused_and_the_cut_model_kept(assets, cut, tmp_path) -> None:
     directory = split.ready(assets.model)
     assert directory is not None  # cut by the `cut` fixture

@@ -17,7 +17,6 @@ import numpy as np
 
 from wyoming_kokoro.audio import pause_after, silence, to_pcm16
 from wyoming_kokoro.catalog.assets import Assets, check_file
-from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 from wyoming_kokoro.options import SPEED
 from wyoming_kokoro.synthesis.calls import Call, EngineOptions
@@ -57,9 +56,11 @@ class Engine:
         started = time.monotonic()
         check_file(assets.voices)
         if loading is None:
-            split = ready(assets.model) if self.options.decode == "windows" else None
             loading = ModelLoading(
-                assets, self.options.threads, self.options.optimized_copy, split=split
+                assets,
+                self.options.threads,
+                self.options.optimized_copy,
+                find_split=self.options.decode == "windows",
             )
         # Meanwhile the text side takes its first-use costs (espeak, misaki, the
         # normalizer's tables): on two cores the two overlap almost fully.

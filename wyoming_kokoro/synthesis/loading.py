@@ -99,7 +99,7 @@ class ModelLoading(threading.Thread):
             sessions = load(directory, self._threads)
         except Exception as err:  # a damaged cache entry: decode whole calls instead
             return self._damaged(directory, err)
-        # Imported after the sessions are begun: the thread that waits imports them
+        # Imported once the sessions are built: the thread that waits imports them
         # meanwhile anyway, and needs them.
         from kokoro_onnx import Kokoro
 
@@ -114,8 +114,10 @@ class ModelLoading(threading.Thread):
             # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
             # tokenizer and voices work on it as they do on the whole model.
             self._kokoro = Kokoro.from_session(sessions[PLAN], str(voices))
-        except Exception as err:  # the voices file, not the cut model, is at fault
-            raise AssetError(f"cannot load the voices {voices}: {err}") from err
+        except Exception as err:
+            if not _readable(voices):  # the voices file, not the cut model, is at fault
+                raise AssetError(f"cannot load the voices {voices}: {err}") from err
+            return self._damaged(directory, err)  # e.g. the plan part's vocabulary
         self.split_model = split_model
         return True
 
@@ -131,3 +133,16 @@ class ModelLoading(threading.Thread):
         if self._error is not None:
             raise self._error
         return self._kokoro
+
+
+def _readable(voices: Path) -> bool:
+    """Whether numpy reads the voices file (as kokoro-onnx does)."""
+    import numpy as np
+
+    try:
+        data = np.load(voices)
+    except Exception:  # numpy raises several types for a file it cannot read
+        return False
+    if hasattr(data, "close"):
+        data.close()
+    return True
