@@ -105,19 +105,16 @@ class ModelLoading(threading.Thread):
 
         from wyoming_kokoro.synthesis.decoder import SplitModel
 
-        try:
-            split_model = SplitModel(sessions)
-        except Exception as err:  # parts that do not fit together: as above
-            return self._damaged(directory, err)
         voices = self._assets.voices
         try:
+            split_model = SplitModel(sessions)
             # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
             # tokenizer and voices work on it as they do on the whole model.
             self._kokoro = Kokoro.from_session(sessions[PLAN], str(voices))
         except Exception as err:
             if not _readable(voices):  # the voices file, not the cut model, is at fault
                 raise AssetError(f"cannot load the voices {voices}: {err}") from err
-            return self._damaged(directory, err)  # e.g. the plan part's vocabulary
+            return self._damaged(directory, err)  # parts that do not fit together
         self.split_model = split_model
         return True
 
