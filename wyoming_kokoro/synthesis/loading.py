@@ -19,7 +19,11 @@ from wyoming_kokoro.catalog.assets import (
     model_file,
     prepare_model,
 )
-from wyoming_kokoro.synthesis.runtime import create_session, optimized_copy
+from wyoming_kokoro.synthesis.runtime import (
+    create_session,
+    optimized_copy,
+    return_freed_memory,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ class ModelLoading(threading.Thread):
 
     def run(self) -> None:
         try:
+            return_freed_memory()  # before onnxruntime allocates its first block
             # onnxruntime first and kokoro-onnx after the session: the session build
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401

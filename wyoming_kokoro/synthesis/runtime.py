@@ -16,6 +16,7 @@ only the copy, never the session.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import logging
 import os
@@ -35,6 +36,30 @@ _LOGGER = logging.getLogger(__name__)
 # Inside a copy's directory: the graph refers to its weights by this relative name.
 GRAPH = "model.onnx"
 WEIGHTS = "weights.bin"
+
+
+# glibc's mallopt parameter: blocks this large come from mmap and go back when freed.
+_M_MMAP_THRESHOLD = -3
+_MMAP_FROM = 1 << 20
+
+
+def return_freed_memory() -> None:
+    """Have the C library give freed blocks of 1 MB and more back to the system.
+
+    onnxruntime's arenas grow by such blocks and hand them back after each run. By
+    default glibc raises its mmap threshold to the largest block freed so far (up to
+    32 MB), so later blocks come from the heap, where a freed one stays resident
+    while anything above it lives. Fixed at 1 MB (the 3,000-character bench text's
+    first 14 pieces, fresh process each): peak RSS 393 instead of 405-425 MB, 274
+    instead of 309-317 MB between calls, the same speed. Without glibc's mallopt,
+    nothing changes.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the symbols the process has loaded
+    except (OSError, AttributeError):
+        return
+    if not mallopt(_M_MMAP_THRESHOLD, _MMAP_FROM):
+        _LOGGER.debug("The C library kept its own mmap threshold")
 
 
 def cpu_key() -> str:
