@@ -4,6 +4,7 @@ can ask whether the parts exist without importing onnxruntime."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import sys
@@ -22,14 +23,46 @@ LAYOUT = 4
 
 
 def _onnxruntime_version() -> str:
-    # The server must not import onnxruntime; a worker that has imported it asks the
-    # module, since the package metadata takes 20 ms to read on the way to first audio.
+    """The version onnxruntime's module reports, which names the cut's cache entry.
+
+    The server must not import onnxruntime, and the package metadata (20 ms to read)
+    may name another build than the module: one installed over another (the GPU or
+    OpenVINO build over the CPU one) or under another name. Then the server and the
+    worker would look for different entries. So the module's own build info is read.
+    """
     module = sys.modules.get("onnxruntime")
     if module is not None:
         return str(module.__version__)
-    from importlib.metadata import version
+    version = _build_info_version()
+    if version:
+        return version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
 
-    return version("onnxruntime")
+    try:
+        return installed("onnxruntime")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _build_info_version() -> str | None:
+    """`__version__` of `onnxruntime/capi/build_and_package_info.py` (where the module
+    takes its own from), run alone: a few assignments, not the package's import."""
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        path = Path(
+            next(iter(spec.submodule_search_locations)), "capi", "build_and_package_info.py"
+        )
+        info = importlib.util.spec_from_file_location("_onnxruntime_build_info", path)
+        if info is None or info.loader is None or not path.is_file():
+            return None
+        module = importlib.util.module_from_spec(info)
+        info.loader.exec_module(module)
+        return str(module.__version__)
+    except Exception:  # a file of another package: anything may be wrong with it
+        return None
 
 
 def split_dir(model: Path, directory: Path | None = None) -> Path | None:

@@ -1,0 +1,46 @@
+"""The cut model's cache entry: the server and the worker must name it alike."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_NAMES = """
+import sys
+from wyoming_kokoro.catalog import cut
+before = cut._onnxruntime_version()
+assert "onnxruntime" not in sys.modules, "the server's side imported onnxruntime"
+if sys.argv[1] == "import":
+    import onnxruntime
+print(before, cut._onnxruntime_version() if sys.argv[1] == "import" else "")
+"""
+
+
+def _names(mode: str, path: Path | None = None) -> list[str]:
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, "-c", _NAMES, mode], capture_output=True, text=True, check=True, env=env
+    )
+    return run.stdout.split()
+
+
+def test_the_server_names_the_entry_as_the_worker_does() -> None:
+    """Without importing onnxruntime, the version its module reports once imported."""
+    server, worker = _names("import")
+    assert server == worker
+
+
+def test_a_build_installed_over_another_is_named_by_its_own_version(tmp_path: Path) -> None:
+    """The module's build info counts, not the metadata of the package named onnxruntime
+    (which an installed build of another name, or the one before it, would give)."""
+    package = tmp_path / "onnxruntime"
+    (package / "capi").mkdir(parents=True)
+    (package / "__init__.py").write_text("raise ImportError('never imported by the server')\n")
+    (package / "capi" / "build_and_package_info.py").write_text(
+        "package_name = 'onnxruntime-openvino'\n__version__ = '9.8.7'\n"
+    )
+    assert _names("server", tmp_path) == ["9.8.7"]
