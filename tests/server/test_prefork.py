@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from pathlib import Path
 
 import pytest
 from support.server_process import ServerProcess, children
@@ -27,8 +28,8 @@ def forked_workers(srv: ServerProcess) -> list[int]:
     return [pid for parent in srv.workers() for pid in children(parent)]
 
 
-def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(listener) -> None:
-    with ServerProcess("--prefork", "--idle-timeout", "2") as srv:
+def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(listener, tmp_path: Path) -> None:
+    with ServerProcess("--prefork", "--idle-timeout", "2", env={"TMPDIR": str(tmp_path)}) as srv:
         assert srv.wait_for(lambda: len(srv.workers()) == 1, 30)  # the waiting parent
         parent = srv.workers()[0]
         assert forked_workers(srv) == []
@@ -40,6 +41,8 @@ def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(listener) -> No
         # Idle: the worker exits and gives its memory back; the parent waits on.
         assert srv.wait_for(lambda: forked_workers(srv) == [], 30)
         assert srv.workers() == [parent]
+        # Nor does it leave espeak's library copies behind (os._exit finalizes nothing).
+        assert list(tmp_path.rglob("libespeak*")) == []
         tree = rss_mb(srv.pid) + rss_mb(parent)
         assert tree < 150, tree  # server ~28 MB + parent ~75 MB; a loaded worker is 300+
         # The next burst is forked by the same parent.

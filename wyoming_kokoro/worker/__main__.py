@@ -10,6 +10,7 @@ import sys
 from typing import BinaryIO
 
 from wyoming_kokoro.worker.loop import run_loop
+from wyoming_kokoro.worker.scratch import own_tempdir
 from wyoming_kokoro.worker.zygote import wait_and_fork
 
 
@@ -49,8 +50,9 @@ def main() -> None:
     stdin, stdout = _protocol_streams()
     try:
         if "--zygote" in sys.argv[1:]:
-            code = wait_and_fork(stdin, stdout)
+            code = wait_and_fork(stdin, stdout)  # each child takes a directory of its own
         else:
+            own_tempdir()
             code = run_loop(stdin, stdout)
     except (BrokenPipeError, KeyboardInterrupt):
         code = 0  # the server went away: nothing left to do

@@ -8,6 +8,7 @@ from typing import BinaryIO
 
 from wyoming_kokoro.protocol import Exited, Setup, decode
 from wyoming_kokoro.worker.loop import run_loop
+from wyoming_kokoro.worker.scratch import discard, own_tempdir
 
 
 def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
@@ -29,12 +30,14 @@ def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
         pid = os.fork()
         if pid == 0:
             code = 1
+            scratch = own_tempdir()
             try:
                 code = run_loop(stdin, stdout, setup)
             except BrokenPipeError:
                 code = 0
             finally:
                 stdout.flush()
+                discard(scratch)  # os._exit finalizes nothing: the library copies stay
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         write_event(Exited(pid, os.waitstatus_to_exitcode(status)).event(), stdout)
