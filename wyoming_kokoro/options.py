@@ -150,9 +150,9 @@ THREADS = Option(
 )
 NO_NORMALIZE = Option("--no-normalize", "Do not rewrite numbers and symbols.", "flag", False)
 # Tokens per model call. The voices sound right from about 100 to 250 tokens, but
-# the worker's peak memory follows its longest call, because onnxruntime's arenas
-# keep their high-water mark: about 450 MB at 120 tokens and 540 MB at 250 through
-# the cut model (390 and 470 MB decoding whole calls). The model's context is 510
+# the worker's peak memory follows its longest call (its activations): about 420 MB
+# at 120 tokens and 520 MB at 250 through the cut model (390 and 470 MB decoding
+# whole calls). The model's context is 510
 # phonemes.
 MAX_CALL_TOKENS = Option(
     "--max-call-tokens",
