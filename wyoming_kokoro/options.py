@@ -152,8 +152,7 @@ NO_NORMALIZE = Option("--no-normalize", "Do not rewrite numbers and symbols.", "
 # Tokens per model call. The voices sound right from about 100 to 250 tokens, but
 # the worker's peak memory follows its longest call (its activations): about 420 MB
 # at 120 tokens and 520 MB at 250 through the cut model (390 and 470 MB decoding
-# whole calls). The model's context is 510
-# phonemes.
+# whole calls). The model's context is 510 phonemes.
 MAX_CALL_TOKENS = Option(
     "--max-call-tokens",
     "Longest model call; higher cuts long clauses less but needs more memory.",

@@ -21,7 +21,7 @@ print(before, cut._onnxruntime_version() if sys.argv[1] == "import" else "")
 def _names(mode: str, path: Path | None = None) -> list[str]:
     env = dict(os.environ)
     if path is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(path), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
     run = subprocess.run(
         [sys.executable, "-c", _NAMES, mode], capture_output=True, text=True, check=True, env=env
     )

@@ -56,7 +56,7 @@ def return_freed_memory() -> None:
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the symbols the process has loaded
-    except (OSError, AttributeError):
+    except Exception:  # no C library to ask (or no mallopt in it)
         return
     if not mallopt(_M_MMAP_THRESHOLD, _MMAP_FROM):
         _LOGGER.debug("The C library kept its own mmap threshold")

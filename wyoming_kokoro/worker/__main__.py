@@ -52,6 +52,8 @@ def main() -> None:
         if "--zygote" in sys.argv[1:]:
             code = wait_and_fork(stdin, stdout)  # each child takes a directory of its own
         else:
+            # Left in place on exit (the wrappers' finalizers empty it): its lock goes
+            # with the process, and a later worker removes it.
             own_tempdir()
             code = run_loop(stdin, stdout)
     except (BrokenPipeError, KeyboardInterrupt):

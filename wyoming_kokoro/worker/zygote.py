@@ -8,7 +8,7 @@ from typing import BinaryIO
 
 from wyoming_kokoro.protocol import Exited, Setup, decode
 from wyoming_kokoro.worker.loop import run_loop
-from wyoming_kokoro.worker.scratch import discard, own_tempdir
+from wyoming_kokoro.worker.scratch import own_tempdir
 
 
 def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
@@ -29,15 +29,16 @@ def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
             continue  # a Stop for a worker that is already gone
         pid = os.fork()
         if pid == 0:
-            code = 1
-            scratch = own_tempdir()
+            code, scratch = 1, None
             try:
+                scratch = own_tempdir()  # never raises: the finally must be reached
                 code = run_loop(stdin, stdout, setup)
             except BrokenPipeError:
                 code = 0
             finally:
                 stdout.flush()
-                discard(scratch)  # os._exit finalizes nothing: the library copies stay
+                if scratch is not None:  # os._exit finalizes nothing: the copies would stay
+                    scratch.discard()
                 os._exit(code)
         _, status = os.waitpid(pid, 0)
         write_event(Exited(pid, os.waitstatus_to_exitcode(status)).event(), stdout)
