@@ -15,6 +15,7 @@ model at the next call rather than after a whole piece:
                          Drop         forget a piece (its client went away)
                          Preempt      abandon the running call of a piece (re-spoken later),
                                       or (soft) pause it after the window in progress
+                                      (a later window is stopped, re-decoded later)
                          Stop         end the burst (also: EOF on stdin)
     worker → scheduler   Ready | Fatal              once, after Setup
                          Audio (PCM, more?) | Failed   one answer to every Piece and Next
@@ -141,8 +142,9 @@ class Drop(Message):
 class Preempt(Message):
     type: ClassVar[str] = "preempt"
     id: int  # stop this piece's running call: someone else needs the model now
-    # Only let others go after the window in progress; stop nothing that runs (the
-    # plan and first window of one listener's call, while another waits for theirs).
+    # Only let others go: after the plan and first window of one listener's call
+    # (never stopped, while another waits for theirs), or at once in a later window
+    # (stopped, and decoded again when the call goes on).
     soft: bool = False
 
 

@@ -8,6 +8,8 @@ a call stopped between windows must lose and repeat nothing.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -319,6 +321,41 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         assert abs(len(resumed) - len(alone)) < graph.SAMPLES_PER_FRAME // 4
         common = min(len(resumed), len(alone))
         assert np.abs(resumed[:common] - alone[:common]).max() < 0.05 * np.abs(alone).max()
+
+
+def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine) -> None:
+    """A window after the first stops at once (no newcomer waits for it to end); the
+    call then goes on from that window, and its audio is what it would have been."""
+    split = engine._split
+    assert split is not None
+    call = engine.plan(LONG, engine.voice("jm_kumo"), lang="en-us", awaited=True)[0]
+    kept = split.windows
+    split.windows = replace(kept, paced=False)  # windows of `later` frames: the same cuts
+    try:
+        uninterrupted = [pcm for pcm, _ in engine.stream(call, "alone")]
+
+        def newcomer() -> None:
+            deadline = time.monotonic() + 30
+            while split.window_switch._running != "stopped":  # a later window runs
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.001)
+            engine.let_others_go("stopped")
+
+        helper = threading.Thread(target=newcomer)
+        heard, paused = [], 0
+        for count, (pcm, _) in enumerate(engine.stream(call, "stopped")):
+            if count == 0:
+                helper.start()  # after the first window, which is never stopped
+            if not len(pcm):
+                paused += 1
+                assert engine.yield_to_others("stopped")  # others have the model now
+            heard.append(pcm)
+        helper.join()
+    finally:
+        split.windows = kept
+    assert paused == 1
+    assert np.array_equal(np.concatenate(heard), np.concatenate(uninterrupted))
 
 
 def test_a_pieces_later_call_is_decoded_in_windows_only_if_it_would_be_late(cut) -> None:

@@ -52,7 +52,7 @@ from wyoming_kokoro.synthesis.pacing import (
     schedule,
 )
 from wyoming_kokoro.synthesis.prior import Traits
-from wyoming_kokoro.synthesis.stopping import StopSwitch
+from wyoming_kokoro.synthesis.stopping import Interrupted, StopSwitch
 
 _LEAK = 0.1  # the slope of the leaky ReLU before the generator's first upsampling
 
@@ -76,14 +76,17 @@ class SplitModel:
         }
         # What the generator's runs cost here, for sizing windows.
         self.clock = Clock()
-        # Stops the plan or a whole decode; windows are not stopped: their caller
-        # lets others go between them.
+        # Stops the plan or a whole decode.
         self.switch = StopSwitch()
+        # Stops a window after the first, when another listener needs the model now:
+        # it is decoded again when the call goes on, so windows can be long (less
+        # context decoded twice) without a newcomer waiting for one to end.
+        self.window_switch = StopSwitch()
         # Each part's arena keeps its high-water mark, and there are three: handed
         # back after every run, a worker falls back to near what it loaded between
         # calls (330 MB after a 436-frame call decoded whole, 256 loaded, 505 at the
         # peak), at no cost measurable here.
-        self._runs = _shrinking(self.switch.options)
+        self._runs = _shrinking(self.switch.options, self.window_switch.options)
 
     def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:
         with self.switch.running(tag) as options:
@@ -216,11 +219,18 @@ class SplitModel:
         return rows
 
     def windowed(
-        self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray] | None = None
-    ) -> Iterator[tuple[np.ndarray, bool]]:
+        self,
+        plan: dict[str, np.ndarray],
+        statistics: dict[str, np.ndarray] | None = None,
+        tag: object = None,
+    ) -> Iterator[tuple[np.ndarray | None, bool]]:
         """The call's audio from the end of its leading pad, window by window, each with
         whether it is the last. Every window is decoded with `statistics` if given
-        (no probe rows), else with those of the first window and its probe rows."""
+        (no probe rows), else with those of the first window and its probe rows.
+
+        A window after the first that `window_switch.interrupt(tag)` stops yields
+        None instead of audio (the caller should let others go now), and is decoded
+        again when the iteration goes on."""
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
@@ -243,18 +253,32 @@ class SplitModel:
         yield audio, end >= frames
         for a, b in schedule(w, per_frame or self.clock.per_frame(), frames, start, end):
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)
-            began = time.monotonic()
-            audio = self._audio(self._fed_run(plan, statistics, a0, b0), a0, (a, b))
+            while True:
+                began = time.monotonic()
+                try:
+                    spectrum = self._fed_run(plan, statistics, a0, b0, tag)
+                    break
+                except Interrupted:
+                    yield None, False
+            audio = self._audio(spectrum, a0, (a, b))
             self.clock.timed(b0 - a0, time.monotonic() - began)
             yield audio, b >= frames
 
     def _fed_run(
-        self, plan: dict[str, np.ndarray], statistics: dict[str, np.ndarray], a0: int, b0: int
+        self,
+        plan: dict[str, np.ndarray],
+        statistics: dict[str, np.ndarray],
+        a0: int,
+        b0: int,
+        tag: object = None,
     ) -> Any:
         features, source = self._slice(plan, a0, b0)
         feed = {FEATURES: features, SOURCE: source, STYLE_HALF: plan[STYLE_HALF]}
         fed = {**feed, FED: np.array(True), **statistics}
-        return self._generator.run([SPECTRUM], fed, self._runs)[0]
+        if tag is None:
+            return self._generator.run([SPECTRUM], fed, self._runs)[0]
+        with self.window_switch.running(tag) as options:
+            return self._generator.run([SPECTRUM], fed, options)[0]
 
 
 def _shrinking(*options: Any) -> Any:

@@ -219,7 +219,9 @@ class Engine:
         pause its punctuation calls for.
 
         Between windows, `yield_to_others(tag)` tells whether another client should
-        have the model now; `interrupt(tag)` stops the plan (`Interrupted`).
+        have the model now; `interrupt(tag)` stops the plan (`Interrupted`), and it or
+        `let_others_go(tag)` stops a window after the first: an empty array comes
+        instead, and the window is decoded again when the iteration goes on.
         """
         if self._split is None:
             yield self.run(call, tag), True
@@ -241,8 +243,11 @@ class Engine:
             raise
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
-        for audio, last in self._split.windowed(plan, prior):
-            audio = edges.cut(audio, last)
+        for window, last in self._split.windowed(plan, prior, tag):
+            if window is None:  # stopped: others go first
+                yield np.zeros(0, np.int16), False
+                continue
+            audio = edges.cut(window, last)
             if len(audio) or last:  # else all of it is held back, a quiet stretch
                 # Faded where the call begins and ends only: windows join sample to sample.
                 pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
@@ -260,22 +265,28 @@ class Engine:
         if self._yield_for is not None and self._yield_for == tag:
             self._yield_for = None
             self._switch.forget(tag)  # the stop is spent: the next run goes ahead
+            if self._split is not None:
+                self._split.window_switch.forget(tag)
             return True
         return False
 
     def let_others_go(self, tag: object) -> None:
-        """Have the call tagged `tag` pause after its window in progress (from another
-        thread); unlike `interrupt`, nothing running is stopped."""
+        """Have the call tagged `tag` pause at once if it is decoding a window after its
+        first (that window is decoded again later), else after its window in progress
+        (from another thread); unlike `interrupt`, a plan or a whole call goes on."""
         if self._split is not None:
             self._yield_for = tag
+            self._split.window_switch.interrupt(tag)
 
     def interrupt(self, tag: object) -> bool:
         """Stop the running call tagged `tag` (from another thread); False if none.
 
-        A call decoded in windows stops at its next window instead (see `stream`).
+        A call decoded in windows stops its window after the first, or pauses at its
+        next window (see `stream`).
         """
         if self._split is not None:
             self._yield_for = tag
+            self._split.window_switch.interrupt(tag)
         return self._switch.interrupt(tag)
 
     def speak(

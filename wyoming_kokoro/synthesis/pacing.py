@@ -2,13 +2,15 @@
 
 The first window is small so the first audio comes early. Each later one is as
 long as can be decoded before the audio in hand has played, so a listener never
-waits between two, and no longer than `later` frames, so a newcomer waits at most
-that long. What a window costs to decode here is learned from the generator's
-runs (`Clock`): it depends on the CPU and on whatever else runs beside. A worker
-that exits when idle leaves it to the next one (`remember`, `recall`): else each
-burst's first call, the one a listener waits for, would be sized blind, and on a CPU
-slower than about 12 ms a frame its second window would come late (measured at 16 ms
-a frame: 0.45 s of silence after the first 0.3 s of audio).
+waits between two, and no longer than `longest` frames: each decodes its context
+once, so longer windows cost less in all, and a newcomer does not wait for one to
+end (it is stopped, and decoded again later). What a window costs to decode here
+is learned from the generator's runs (`Clock`): it depends on the CPU and on
+whatever else runs beside. A worker that exits when idle leaves it to the next one
+(`remember`, `recall`): else each burst's first call, the one a listener waits for,
+would be sized blind, and on a CPU slower than about 12 ms a frame its second window
+would come late (measured at 16 ms a frame: 0.45 s of silence after the first 0.3 s
+of audio).
 """
 
 from __future__ import annotations
@@ -39,7 +41,11 @@ class Windows:
     """How a call is cut into windows, in frames of 25 ms."""
 
     first: int = 16  # the first window: the first audio a listener hears
-    later: int = 48  # every later window
+    later: int = 48  # every later window when they are not paced (or cannot keep up)
+    # The longest a paced later window grows to (its activations are held at once:
+    # about what a whole call of 120 tokens holds). Against 48: a sentence in
+    # windows costs 1.10 instead of 1.14 times its whole decode.
+    longest: int = 256
     # Decoded on each side of a window and dropped. What the generator makes of a
     # frame hardly depends on frames further than this (with a call's own statistics,
     # windows are its whole decode within 57 dB; 6 frames: exact; 4: 36 dB).
@@ -50,7 +56,7 @@ class Windows:
     probes: int = 1  # rows decoded with the first window, for the statistics
     snippets: int = 7  # pieces each probe row is made of, spread over the call
     # Later windows sized to what can be decoded before the audio in hand has played
-    # (up to `later`); off: every later window is `later` frames.
+    # (up to `longest`); off: every later window is `later` frames.
     paced: bool = True
 
 
@@ -112,7 +118,7 @@ def schedule(
     """The windows after the first (which ends at `end`), [a, b) in frames. Paced,
     each is as long as can be decoded (at `per_frame` seconds a frame) before the
     audio in hand has played,
-    up to `later` frames, but never so short that its context makes it slower than
+    up to `longest` frames, but never so short that its context makes it slower than
     the audio it gives (see `_shortest`); a CPU too slow to keep up at all gets
     `later` throughout. Decided before the second window, so a call resumed after
     others had the model goes on as it would have."""
@@ -123,9 +129,9 @@ def schedule(
         size = w.later
         if per_frame and shortest < w.later:
             fits = int(MARGIN * ahead / per_frame) - 2 * w.context
-            size = max(shortest, min(w.later, fits))
+            size = max(shortest, min(w.longest, fits))
         a, end = end, min(frames, end + size)
-        if frames - end < w.later // 3:
+        if frames - end < w.first:
             end = frames  # no crumb of a last window
         spans.append((a, end))
         decoded = min(frames, end + w.context) - max(0, a - w.context)

@@ -139,8 +139,9 @@ class _Worker:
                     if last:  # the call's last audio goes with its answer, as for whole calls
                         pcm = self._leveled(job_id, audio)
                         break
-                    window = self._leveled(job_id, audio)
-                    self.send(Audio(job_id, more=True, pcm=window, window=True))
+                    if len(audio):  # else a window was stopped: it comes again later
+                        window = self._leveled(job_id, audio)
+                        self.send(Audio(job_id, more=True, pcm=window, window=True))
                     if self._engine.yield_to_others(job_id) or count == at_most:
                         # Someone else needs the model now: the rest of this call
                         # follows, from the next window, at this piece's next turn.
