@@ -61,7 +61,6 @@ class ModelLoading(threading.Thread):
 
     def run(self) -> None:
         try:
-            return_freed_memory()  # before onnxruntime allocates its first block
             # onnxruntime first and kokoro-onnx after the session: the session build
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
@@ -86,6 +85,9 @@ class ModelLoading(threading.Thread):
         except BaseException as err:  # handed to the thread that waits
             self._error = err
         finally:
+            # After the sessions are built: their many blocks of a few MB, each mapped
+            # fresh, cost the worker's start 10-20 ms. The runs' arenas are what it is for.
+            return_freed_memory()
             self.building.set()
 
     def _load_split(self, directory: Path) -> bool:
