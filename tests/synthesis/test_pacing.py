@@ -51,7 +51,7 @@ def test_windows_after_the_first_grow_so_the_audio_never_runs_dry() -> None:
     assert first_size(Windows(), 0.011) == 19
 
 
-def test_a_cpu_that_cannot_keep_up_gets_the_longest_windows() -> None:
+def test_a_cpu_that_cannot_keep_up_gets_unpaced_windows() -> None:
     sizes, _ = played(Windows(), 0.030)  # slower than real time at any size
     assert sizes[:-1] == [Windows().later] * (len(sizes) - 1)
     assert first_size(Windows(), 0.030) == Windows().first  # no use waiting longer

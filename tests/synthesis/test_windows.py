@@ -334,12 +334,16 @@ def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine
     try:
         uninterrupted = [pcm for pcm, _ in engine.stream(call, "alone")]
 
+        stopped_running: list[bool] = []
+
         def newcomer() -> None:
             deadline = time.monotonic() + 30
             while split.window_switch._running != "stopped":  # a later window runs
                 if time.monotonic() > deadline:
                     return
                 time.sleep(0.001)
+            # True only if the run in progress was stopped (not one to come).
+            stopped_running.append(split.window_switch.interrupt("stopped"))
             engine.let_others_go("stopped")
 
         helper = threading.Thread(target=newcomer)
@@ -354,7 +358,9 @@ def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine
         helper.join()
     finally:
         split.windows = kept
-    assert paused == 1
+    assert paused == 1 and stopped_running == [True]
+    assert split.window_switch._pending is None  # no stop left for the next call
+    # Windows of `later` frames: the stopped one is decoded again as it was.
     assert np.array_equal(np.concatenate(heard), np.concatenate(uninterrupted))
 
 

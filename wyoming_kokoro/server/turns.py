@@ -190,10 +190,11 @@ class Turns:
         return max(0.0, plays_until - time.monotonic())
 
     def shares_with(self, newcomer: Job) -> Job | None:
-        """The job in flight if it should let `newcomer` go after its window in
-        progress, told now: both listeners wait for their first audio, and the call
-        was sent before the newcomer came (else it knows). Told when its first window
-        arrives instead, the worker would be decoding the next one by then."""
+        """The job in flight if it should let `newcomer` go after its plan and first
+        window (or at once, in a later window), told now: both listeners wait for
+        their first audio, and the call was sent before the newcomer came (else it
+        knows). Told when its first window arrives instead, the worker would be
+        decoding the next one by then."""
         running = self.in_flight
         if running is None or running.cancelled or running.client == newcomer.client:
             return None

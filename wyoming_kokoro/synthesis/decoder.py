@@ -14,8 +14,9 @@ short pieces spread over the rest of the call, and their statistics, pooled, are
 the estimate.
 
 How long the windows are is `pacing.py`'s: later ones as long as can be decoded
-before the audio in hand has played, up to `later` frames (a newcomer waits at
-most that long).
+before the audio in hand has played, up to `longest` frames. A newcomer does not
+wait for one to end: it is stopped, and decoded again later in windows of at most
+`later` frames, as all are while others wait for turns.
 
 The leading pad token's frames (about 15, 0.4 s that the whole call trims away as
 silence) are not decoded in windows, but for the last few.
@@ -23,8 +24,10 @@ silence) are not decoded in windows, but for the last few.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -223,6 +226,7 @@ class SplitModel:
         plan: dict[str, np.ndarray],
         statistics: dict[str, np.ndarray] | None = None,
         tag: object = None,
+        shared: bool = False,
     ) -> Iterator[tuple[np.ndarray | None, bool]]:
         """The call's audio from the end of its leading pad, window by window, each with
         whether it is the last. Every window is decoded with `statistics` if given
@@ -230,7 +234,9 @@ class SplitModel:
 
         A window after the first that `window_switch.interrupt(tag)` stops yields
         None instead of audio (the caller should let others go now), and is decoded
-        again when the iteration goes on."""
+        again when the iteration goes on, in windows of at most `later` frames (its
+        listener's audio ran down meanwhile). So are all later windows if `shared`
+        (others wait for turns)."""
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
@@ -251,15 +257,21 @@ class SplitModel:
         audio = self._audio(spectrum, a0, (start, end))
         self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, window=len(batch) == 1)
         yield audio, end >= frames
-        for a, b in schedule(w, per_frame or self.clock.per_frame(), frames, start, end):
+        spans = deque(schedule(w, per_frame or self.clock.per_frame(), frames, start, end))
+        if shared:
+            spans = deque(_pieces(spans, w.later))
+        while spans:
+            a, b = spans.popleft()
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)
-            while True:
-                began = time.monotonic()
-                try:
-                    spectrum = self._fed_run(plan, statistics, a0, b0, tag)
-                    break
-                except Interrupted:
-                    yield None, False
+            began = time.monotonic()
+            try:
+                spectrum = self._fed_run(plan, statistics, a0, b0, tag)
+            except Interrupted:
+                spans.extendleft(reversed(list(_pieces([(a, b)], w.later))))
+                spectrum = None
+            if spectrum is None:
+                yield None, False
+                continue
             audio = self._audio(spectrum, a0, (a, b))
             self.clock.timed(b0 - a0, time.monotonic() - began)
             yield audio, b >= frames
@@ -279,6 +291,15 @@ class SplitModel:
             return self._generator.run([SPECTRUM], fed, self._runs)[0]
         with self.window_switch.running(tag) as options:
             return self._generator.run([SPECTRUM], fed, options)[0]
+
+
+def _pieces(spans: Iterable[tuple[int, int]], longest: int) -> Iterator[tuple[int, int]]:
+    """`spans` cut into windows of at most `longest` frames, of even lengths (no crumb
+    of a window that would decode mostly context)."""
+    for a, b in spans:
+        count = -(-(b - a) // longest)
+        edges = [a + (b - a) * i // count for i in range(count + 1)]
+        yield from itertools.pairwise(edges)
 
 
 def _shrinking(*options: Any) -> Any:

@@ -7,6 +7,7 @@ this module is cheap; the model is loaded when an `Engine` is built.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -82,6 +83,7 @@ class Engine:
         # What stops this model's running call from another thread.
         self._switch = self._session.switch if self._split is None else self._split.switch
         self._yield_for: object = None  # a job that should let others go at its next window
+        self._turn_lock = threading.Lock()  # `_yield_for` and the stops, set from two threads
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
@@ -212,14 +214,17 @@ class Engine:
             "speed": np.array([call.speed], dtype=np.float32),
         }
 
-    def stream(self, call: Call, tag: object = None) -> Iterator[tuple[np.ndarray, bool]]:
+    def stream(
+        self, call: Call, tag: object = None, shared: bool = False
+    ) -> Iterator[tuple[np.ndarray, bool]]:
         """One model call as int16 arrays, each with whether it is the last: window by
         window if `call.windowed` (or if decoded at once it would come after its
         listener's `call.in_hand` has played), else at once; the last ends with the
         pause its punctuation calls for.
 
         Between windows, `yield_to_others(tag)` tells whether another client should
-        have the model now; `interrupt(tag)` stops the plan (`Interrupted`), and it or
+        have the model now (`shared`: others wait now, so windows stay short); `interrupt(tag)`
+        stops the plan (`Interrupted`), and it or
         `let_others_go(tag)` stops a window after the first: an empty array comes
         instead, and the window is decoded again when the iteration goes on.
         """
@@ -235,15 +240,15 @@ class Engine:
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
-                self._yield_for = None  # nothing is left to let others go after
+                self._done_turn(tag)  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
                 return
         except Interrupted:
-            self._yield_for = None
+            self._done_turn(tag)
             raise
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
-        for window, last in self._split.windowed(plan, prior, tag):
+        for window, last in self._split.windowed(plan, prior, tag, shared):
             if window is None:  # stopped: others go first
                 yield np.zeros(0, np.int16), False
                 continue
@@ -262,32 +267,39 @@ class Engine:
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
-        if self._yield_for is not None and self._yield_for == tag:
-            self._yield_for = None
-            self._switch.forget(tag)  # the stop is spent: the next run goes ahead
-            if self._split is not None:
-                self._split.window_switch.forget(tag)
+        with self._turn_lock:
+            if self._yield_for is None or self._yield_for != tag:
+                return False
+            self._done_turn(tag)  # the stop is spent: the next run goes ahead
             return True
-        return False
+
+    def _done_turn(self, tag: object) -> None:
+        self._yield_for = None
+        self._switch.forget(tag)
+        if self._split is not None:
+            self._split.window_switch.forget(tag)
 
     def let_others_go(self, tag: object) -> None:
         """Have the call tagged `tag` pause at once if it is decoding a window after its
         first (that window is decoded again later), else after its window in progress
         (from another thread); unlike `interrupt`, a plan or a whole call goes on."""
         if self._split is not None:
-            self._yield_for = tag
-            self._split.window_switch.interrupt(tag)
+            with self._turn_lock:  # else a stop could land just after one was spent
+                self._split.window_switch.interrupt(tag)
+                self._yield_for = tag
 
     def interrupt(self, tag: object) -> bool:
-        """Stop the running call tagged `tag` (from another thread); False if none.
+        """Stop the running call tagged `tag` (from another thread); False if nothing
+        of it was running.
 
         A call decoded in windows stops its window after the first, or pauses at its
         next window (see `stream`).
         """
-        if self._split is not None:
-            self._yield_for = tag
-            self._split.window_switch.interrupt(tag)
-        return self._switch.interrupt(tag)
+        with self._turn_lock:
+            stopped = self._split is not None and self._split.window_switch.interrupt(tag)
+            if self._split is not None:
+                self._yield_for = tag
+            return self._switch.interrupt(tag) or stopped
 
     def speak(
         self,

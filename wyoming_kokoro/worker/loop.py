@@ -133,13 +133,19 @@ class _Worker:
         pcm = b""
         if calls:
             head = calls.popleft()
-            windows = head if isinstance(head, Iterator) else self._engine.stream(head, job_id)
+            windows = (
+                head
+                if isinstance(head, Iterator)
+                else self._engine.stream(head, job_id, shared=at_most > 0)
+            )
+            count = 0  # windows heard this turn (a stopped one is not)
             try:
-                for count, (audio, last) in enumerate(windows, 1):
+                for audio, last in windows:
                     if last:  # the call's last audio goes with its answer, as for whole calls
                         pcm = self._leveled(job_id, audio)
                         break
                     if len(audio):  # else a window was stopped: it comes again later
+                        count += 1
                         window = self._leveled(job_id, audio)
                         self.send(Audio(job_id, more=True, pcm=window, window=True))
                     if self._engine.yield_to_others(job_id) or count == at_most:
