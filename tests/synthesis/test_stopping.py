@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, StopSwitch
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, StopSwitch, Turns
 
 
 class _Session:
@@ -57,3 +57,18 @@ def test_a_wrapped_session_passes_the_switch_options() -> None:
     with pytest.raises(Interrupted), session.switch.running("a"):
         session.switch.interrupt("a")
         session.run(None, {})
+
+
+def test_a_stop_never_outlives_the_call_it_was_for() -> None:
+    plans, windows = StopSwitch(), StopSwitch()
+    turns = Turns(plans, windows)
+    turns.let_others_go("a")  # nothing of "a" runs: the stop waits for its next window
+    assert turns.spent("a") and not turns.spent("a")  # spent once
+    with windows.running("a") as options:
+        assert not options.terminate  # the spent stop does not hit the next window
+    turns.interrupt("a")
+    turns.done("a")  # its call ended first: the stop goes with it
+    with plans.running("a") as options, windows.running("a") as window_options:
+        assert not options.terminate and not window_options.terminate
+    assert not turns.spent("a")
+    assert not Turns(plans, None).spent("a")

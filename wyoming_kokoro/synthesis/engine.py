@@ -7,7 +7,6 @@ this module is cheap; the model is loaded when an `Engine` is built.
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -26,7 +25,7 @@ from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.prior import VoicePriors
-from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Turns
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
@@ -82,8 +81,7 @@ class Engine:
         self._kokoro.sess = self._session if self._split is None else _PlanOnly()
         # What stops this model's running call from another thread.
         self._switch = self._session.switch if self._split is None else self._split.switch
-        self._yield_for: object = None  # a job that should let others go at its next window
-        self._turn_lock = threading.Lock()  # `_yield_for` and the stops, set from two threads
+        self._turns = Turns(self._switch, self._split.window_switch if self._split else None)
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
@@ -223,10 +221,10 @@ class Engine:
         pause its punctuation calls for.
 
         Between windows, `yield_to_others(tag)` tells whether another client should
-        have the model now (`shared`: others wait now, so windows stay short); `interrupt(tag)`
-        stops the plan (`Interrupted`), and it or
-        `let_others_go(tag)` stops a window after the first: an empty array comes
-        instead, and the window is decoded again when the iteration goes on.
+        have the model now (`shared`: others wait for turns, so windows stay short).
+        `interrupt(tag)` stops the plan (`Interrupted`); it and `let_others_go(tag)`
+        stop a window after the first: an empty array comes instead, and the window
+        is decoded again when the iteration goes on.
         """
         if self._split is None:
             yield self.run(call, tag), True
@@ -240,11 +238,11 @@ class Engine:
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
-                self._done_turn(tag)  # nothing is left to let others go after
+                self._turns.done(tag)  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
                 return
         except Interrupted:
-            self._done_turn(tag)
+            self._turns.done(tag)
             raise
         _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
@@ -267,39 +265,19 @@ class Engine:
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
-        with self._turn_lock:
-            if self._yield_for is None or self._yield_for != tag:
-                return False
-            self._done_turn(tag)  # the stop is spent: the next run goes ahead
-            return True
-
-    def _done_turn(self, tag: object) -> None:
-        self._yield_for = None
-        self._switch.forget(tag)
-        if self._split is not None:
-            self._split.window_switch.forget(tag)
+        return self._turns.spent(tag)
 
     def let_others_go(self, tag: object) -> None:
         """Have the call tagged `tag` pause at once if it is decoding a window after its
         first (that window is decoded again later), else after its window in progress
         (from another thread); unlike `interrupt`, a plan or a whole call goes on."""
-        if self._split is not None:
-            with self._turn_lock:  # else a stop could land just after one was spent
-                self._split.window_switch.interrupt(tag)
-                self._yield_for = tag
+        self._turns.let_others_go(tag)
 
     def interrupt(self, tag: object) -> bool:
         """Stop the running call tagged `tag` (from another thread); False if nothing
-        of it was running.
-
-        A call decoded in windows stops its window after the first, or pauses at its
-        next window (see `stream`).
-        """
-        with self._turn_lock:
-            stopped = self._split is not None and self._split.window_switch.interrupt(tag)
-            if self._split is not None:
-                self._yield_for = tag
-            return self._switch.interrupt(tag) or stopped
+        of it was running. A call decoded in windows stops its window after the first,
+        or pauses at its next window (see `stream`)."""
+        return self._turns.interrupt(tag)
 
     def speak(
         self,

@@ -84,3 +84,56 @@ class Interruptible:
 
     def run(self, names: Any, feed: Any, run_options: Any = None) -> Any:
         return self._session.run(names, feed, self.switch.options)
+
+
+class Turns:
+    """Whether a tagged call should let others have the model, with the switches that
+    stop its runs: the plan or a whole call's, and (decoding in windows) those of its
+    windows after the first.
+
+    Set from the thread that reads messages and read from the one that decodes, so
+    under one lock, and the stop before the flag: a stop spent by `spent` is never
+    followed by a stale one.
+    """
+
+    def __init__(self, switch: StopSwitch, windows: StopSwitch | None) -> None:
+        self._switch = switch
+        self._windows = windows
+        self._lock = threading.Lock()
+        self._yield_for: object = None  # a call that should let others go
+
+    def let_others_go(self, tag: object) -> None:
+        """Stop `tag`'s window after the first if one runs, and have it pause; a plan,
+        a first window or a whole call goes on. Nothing without windows."""
+        if self._windows is not None:
+            with self._lock:
+                self._windows.interrupt(tag)
+                self._yield_for = tag
+
+    def interrupt(self, tag: object) -> bool:
+        """Stop whatever of `tag` runs and have it pause; False if nothing of it ran."""
+        with self._lock:
+            stopped = False
+            if self._windows is not None:
+                stopped = self._windows.interrupt(tag)
+                self._yield_for = tag
+            return self._switch.interrupt(tag) or stopped
+
+    def spent(self, tag: object) -> bool:
+        """Whether `tag` was asked to pause; the ask and its stops are spent then."""
+        with self._lock:
+            if self._yield_for is None or self._yield_for != tag:
+                return False
+            self._clear(tag)
+            return True
+
+    def done(self, tag: object) -> None:
+        """`tag`'s call ended: nothing is left to pause, no stop must outlive it."""
+        with self._lock:
+            self._clear(tag)
+
+    def _clear(self, tag: object) -> None:
+        self._yield_for = None
+        self._switch.forget(tag)
+        if self._windows is not None:
+            self._windows.forget(tag)
