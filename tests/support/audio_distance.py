@@ -98,10 +98,11 @@ def distance(reference: np.ndarray, candidate: np.ndarray, rate: int = RATE) -> 
     return Distance(float(costs.mean()), float(costs.max()), warp, length)
 
 
-def log_mel_distance(reference: np.ndarray, candidate: np.ndarray, rate: int = 24000) -> float:
+def log_mel_frames(reference: np.ndarray, candidate: np.ndarray, rate: int = 24000) -> np.ndarray:
     """Mean |Δ| in dB of two float clips' log-mel spectrograms (80 bands, 1024-point
-    frames every 256 samples), on their common length, with bins more than 80 dB below
-    the loudest raised to that floor (differences in near-silence do not count)."""
+    frames every 256 samples), per frame, on their common length, with bins more than
+    80 dB below the loudest raised to that floor (differences in near-silence do not
+    count)."""
     length = min(len(reference), len(candidate))
     filters = _mel_filters(rate, 1024, 80)
 
@@ -114,4 +115,9 @@ def log_mel_distance(reference: np.ndarray, candidate: np.ndarray, rate: int = 2
 
     a, b = spectrum(reference), spectrum(candidate)
     floor = max(a.max(), b.max()) - 80
-    return float(np.mean(np.abs(np.maximum(a, floor) - np.maximum(b, floor))))
+    return np.mean(np.abs(np.maximum(a, floor) - np.maximum(b, floor)), axis=1)
+
+
+def log_mel_distance(reference: np.ndarray, candidate: np.ndarray, rate: int = 24000) -> float:
+    """`log_mel_frames`, averaged over the clip."""
+    return float(np.mean(log_mel_frames(reference, candidate, rate)))

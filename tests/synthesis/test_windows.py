@@ -15,7 +15,7 @@ from dataclasses import replace
 import numpy as np
 import onnx
 import pytest
-from support.audio_distance import log_mel_distance
+from support.audio_distance import log_mel_distance, log_mel_frames
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
 from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
@@ -97,19 +97,23 @@ def test_windows_with_the_calls_own_statistics_are_the_whole_decode(engine, cut)
     plan = cut.plan(inputs(engine, LONG))
     start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
     whole = cut.whole(plan)[start:]
+    # Later windows of `later` frames, whatever the clock: one 20 frames long or
+    # shorter rounds its float sums unlike the whole call, and the int8 layers grow
+    # that to a few % of the peak here and there (see the test of a stopped call).
     statistics, default = cut.statistics(plan), cut.windows
     try:
-        cut.windows = replace(default, context=6, lead_context=6)
+        cut.windows = replace(default, context=6, lead_context=6, paced=False)
         windows = [audio for audio, _ in cut.windowed(plan, statistics)]
+        cut.windows = replace(default, paced=False)
+        joined = np.concatenate([audio for audio, _ in cut.windowed(plan, statistics)])
     finally:
         cut.windows = default
     assert len(windows) >= 3
+    assert len(joined) == len(whole)
+    assert 10 * np.log10(np.sum(whole**2) / np.sum((joined - whole) ** 2)) > 45
     joined = np.concatenate(windows)
     assert len(joined) == len(whole)
     assert np.abs(joined - whole).max() < 1e-3 * np.abs(whole).max()
-    joined = np.concatenate([audio for audio, _ in cut.windowed(plan, statistics)])
-    assert len(joined) == len(whole)
-    assert 10 * np.log10(np.sum(whole**2) / np.sum((joined - whole) ** 2)) > 45
 
 
 def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listener) -> None:
@@ -312,15 +316,18 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(cut) -> None:
         assert isinstance(window, Audio) and window.window and window.pcm
         assert isinstance(paused, Audio) and paused.more and not paused.pcm and not paused.window
         send(worker, Drop(4))
-        # The windows' sizes follow the clock (the rest may be cut elsewhere than in
-        # the run without a stop), so the audio is the same within the seams' rounding
-        # (up to 2.1 % of the peak measured); a window lost or said twice would be
-        # 0.4 s or more.
-        resumed = np.frombuffer(b"".join([*windows, rest.pcm]), np.int16).astype(np.int32)
-        alone = np.frombuffer(uninterrupted, np.int16).astype(np.int32)
+        # The windows' sizes follow the clock, so the rest may be cut elsewhere than in
+        # the run without a stop, and the waveforms differ where they were cut
+        # differently: a generator input up to 32 frames long rounds its float sums a
+        # little differently from a longer one, an int8 activation then falls on the
+        # other side of a step, and the int8 layers after it grow that to as much as
+        # 6 % of the peak in a loud moment. What a listener hears stays the same: any
+        # frame of the log-mel within 1.3 dB (re-cut windows measured), while a stretch
+        # of 0.05 s lost or said twice is 12 dB or more there.
+        resumed = np.frombuffer(b"".join([*windows, rest.pcm]), np.int16) / 32768.0
+        alone = np.frombuffer(uninterrupted, np.int16) / 32768.0
         assert abs(len(resumed) - len(alone)) < graph.SAMPLES_PER_FRAME // 4
-        common = min(len(resumed), len(alone))
-        assert np.abs(resumed[:common] - alone[:common]).max() < 0.05 * np.abs(alone).max()
+        assert log_mel_frames(alone, resumed).max() < 4.0
 
 
 def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine) -> None:
