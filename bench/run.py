@@ -32,6 +32,7 @@ ORDER = (
     "core_ttfa",
     "core_rss_kokoro",
     "core_rss_ours",
+    "core_rss_bounded",
     "server_describe",
     "server_ttfa",
     "server_memory",

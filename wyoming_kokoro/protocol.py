@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, MAX_DECODE_SECONDS
 
 if TYPE_CHECKING:  # the worker reads its Setup before it imports wyoming (cold start)
     from wyoming.event import Event
@@ -47,6 +47,7 @@ class WorkerConfig:
     normalize: bool
     lexicon: dict[str, str]
     max_call_tokens: int = MAX_CALL_TOKENS.default
+    max_decode_seconds: float = MAX_DECODE_SECONDS.default
     decode: str = DECODE.default
     debug: bool = False
     level: bool = True  # bring every voice to the same loudness (loudness.py)

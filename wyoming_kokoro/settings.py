@@ -35,6 +35,8 @@ class WorkerSettings:
     """onnxruntime threads; 0: `effective_threads` picks."""
     normalize: bool = True
     max_call_tokens: int = o.MAX_CALL_TOKENS.default
+    max_decode_seconds: float = o.MAX_DECODE_SECONDS.default
+    """Calls longer than this decoded in windows (memory); 0: whole."""
     decode: str = o.DECODE.default
     """windows | whole: how a listener's first call is decoded."""
 

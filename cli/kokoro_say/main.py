@@ -122,6 +122,7 @@ class SayConfig:
     threads: int
     no_normalize: bool
     max_call_tokens: int
+    max_decode_seconds: float
     volume: float
     lead_silence: int
     tail_silence: int
@@ -199,6 +200,7 @@ def _run(config: SayConfig) -> None:
         normalize=not config.no_normalize,
         lexicon=load_lexicons(config.data_dirs),
         max_call_tokens=config.max_call_tokens,
+        max_decode_seconds=config.max_decode_seconds,
     )
     if config.threads:  # 0: automatic
         engine_options.threads = config.threads

@@ -418,6 +418,7 @@ DEFAULTS: dict[str, Any] = {
     "threads": 0,
     "idle_timeout": 300,
     "max_call_tokens": 120,
+    "max_decode_seconds": 0.0,
     "streaming": True,
     "phrase_wait": 0.2,
     "prefork": False,
@@ -477,7 +478,8 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
 
 SPEAKING = [
     *["--speed", "1.0", "--volume", "1.0", "--lead-silence", "0", "--tail-silence", "0"],
-    *["--idle-timeout", "300", "--max-call-tokens", "120", "--phrase-wait", "0.2"],
+    *["--idle-timeout", "300", "--max-call-tokens", "120", "--max-decode-seconds", "0.0"],
+    *["--phrase-wait", "0.2"],
 ]
 
 
@@ -553,6 +555,7 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         speed=0.8,
         idle_timeout=0,
         max_call_tokens=250,
+        max_decode_seconds=2.5,
         voice="jm_kumo",
         volume=0.5,
         lead_silence=250,
@@ -565,7 +568,7 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--volume", "0.5"],
         *["--lead-silence", "250", "--tail-silence", "100", "--idle-timeout", "0"],
-        *["--max-call-tokens", "250", "--phrase-wait", "0.5"],
+        *["--max-call-tokens", "250", "--max-decode-seconds", "2.5", "--phrase-wait", "0.5"],
         *["--threads", "4", "--no-streaming", "--prefork", "--debug"],
     ]
 
@@ -767,6 +770,7 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
             "threads": 2,
             "idle_timeout": 60,
             "max_call_tokens": 200,
+            "max_decode_seconds": 2.5,
             "phrase_wait": 1.5,
             "streaming": False,
             "prefork": True,

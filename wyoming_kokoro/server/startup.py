@@ -71,6 +71,7 @@ async def run_server(settings: Settings) -> None:
         normalize=settings.worker.normalize,
         lexicon=load_lexicons(data_dirs),
         max_call_tokens=settings.worker.max_call_tokens,
+        max_decode_seconds=settings.worker.max_decode_seconds,
         decode=settings.worker.decode,
         debug=settings.debug,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wyoming_kokoro.catalog.voices import VoiceSpec
-from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, default_threads
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, MAX_DECODE_SECONDS, default_threads
 
 
 @dataclass
@@ -17,11 +17,14 @@ class EngineOptions:
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True
     max_call_tokens: int = MAX_CALL_TOKENS.default
+    # Calls longer than this decoded in windows of at most this long (memory); 0: whole.
+    max_decode_seconds: float = MAX_DECODE_SECONDS.default
     optimized_copy: bool = True  # keep an optimized copy of the model (faster loads)
     decode: str = DECODE.default  # "windows": a listener's first call decoded in windows
 
     def __post_init__(self) -> None:
         MAX_CALL_TOKENS.check(self.max_call_tokens)
+        MAX_DECODE_SECONDS.check(self.max_decode_seconds)
 
 
 @dataclass(frozen=True)

@@ -227,10 +227,13 @@ class SplitModel:
         statistics: dict[str, np.ndarray] | None = None,
         tag: object = None,
         shared: bool = False,
+        longest: int = 0,
     ) -> Iterator[tuple[np.ndarray | None, bool]]:
         """The call's audio from the end of its leading pad, window by window, each with
         whether it is the last. Every window is decoded with `statistics` if given
         (no probe rows), else with those of the first window and its probe rows.
+        With `longest` (and `statistics`), nobody waits for the first: the call is cut
+        in even windows of at most that many frames, for memory.
 
         A window after the first that `window_switch.interrupt(tag)` stops yields
         None instead of audio (the caller should let others go now), and is decoded
@@ -240,6 +243,10 @@ class SplitModel:
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
+        if longest and statistics is not None:
+            bound = min(longest, w.later) if shared else longest
+            yield from self._later(plan, statistics, deque(_pieces([(start, frames)], bound)), tag)
+            return
         # The schedule is sized with the cost the first window was sized with: else
         # the first window's own time could ask for a second it has no audio for.
         per_frame = self.clock.per_frame()
@@ -260,6 +267,17 @@ class SplitModel:
         spans = deque(schedule(w, per_frame or self.clock.per_frame(), frames, start, end))
         if shared:
             spans = deque(_pieces(spans, w.later))
+        yield from self._later(plan, statistics, spans, tag)
+
+    def _later(
+        self,
+        plan: dict[str, np.ndarray],
+        statistics: dict[str, np.ndarray],
+        spans: deque[tuple[int, int]],
+        tag: object,
+    ) -> Iterator[tuple[np.ndarray | None, bool]]:
+        """The windows `spans`, each stoppable (see `windowed`)."""
+        w, frames = self.windows, self.frames(plan)
         while spans:
             a, b = spans.popleft()
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)

@@ -24,6 +24,7 @@ from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
+from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
 from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Turns
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
@@ -31,6 +32,9 @@ from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
+# Windows bounded for memory are never shorter than this (1 s): their context, decoded
+# twice, would cost more than the memory saved is worth.
+_SHORTEST_BOUND = 40
 
 
 class _PlanOnly:
@@ -233,8 +237,10 @@ class Engine:
         try:
             plan = self._split.plan(self._inputs(call), tag)
             windowed = call.windowed or self._split.late(plan, call.in_hand)
-            prior = self._estimate(call, plan) if windowed else None
-            if not windowed or self._split.fits_one_window(plan, prior is not None):
+            longest = 0 if windowed else self._longest(plan)  # for memory
+            prior = self._estimate(call, plan) if windowed or longest else None
+            whole = not windowed and not (longest and prior is not None)
+            if whole or (windowed and self._split.fits_one_window(plan, prior is not None)):
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
@@ -244,9 +250,13 @@ class Engine:
         except Interrupted:
             self._turns.done(tag)
             raise
-        _LOGGER.debug("Windows with %s", "the voice's statistics" if prior else "probe rows")
+        _LOGGER.debug(
+            "Windows%s with %s",
+            f" of at most {longest} frames" if longest else "",
+            "the voice's statistics" if prior else "probe rows",
+        )
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
-        for window, last in self._split.windowed(plan, prior, tag, shared):
+        for window, last in self._split.windowed(plan, prior, tag, shared, longest):
             if window is None:  # stopped: others go first
                 yield np.zeros(0, np.int16), False
                 continue
@@ -256,6 +266,14 @@ class Engine:
                 pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
                 fade_in = False
                 yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
+
+    def _longest(self, plan: dict[str, np.ndarray]) -> int:
+        """The most frames a call this long may decode at once (`max_decode_seconds`),
+        or 0 if it may decode whole."""
+        seconds = self.options.max_decode_seconds
+        longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))
+        assert self._split is not None
+        return longest if seconds and self._split.frames(plan) > longest else 0
 
     def _estimate(self, call: Call, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
         """The statistics `call`'s windows are decoded with, if its voice taught enough."""

@@ -225,6 +225,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
             normalize=config.normalize,
             lexicon=config.lexicon,
             max_call_tokens=config.max_call_tokens,
+            max_decode_seconds=config.max_decode_seconds,
             decode=config.decode,
         )
         engine = Engine(config.assets, options, loading)

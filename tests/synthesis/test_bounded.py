@@ -1,0 +1,103 @@
+"""Long calls decoded in windows for memory (`--max-decode-seconds`), with the real model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from support.audio_distance import log_mel_distance
+from support.worker_pipe import receive_one, running_worker, send, speak
+
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.options import MAX_DECODE_SECONDS
+from wyoming_kokoro.protocol import Audio, Piece
+from wyoming_kokoro.synthesis import split as cutting
+from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
+
+LONG = (
+    "The living room lights are on, the heating is set to twenty one degrees, "
+    "and the door is locked."
+)
+BOUND = 40  # frames: 1 s, the shortest bound
+SENTENCES = (
+    "The washing machine has finished, and the dryer will be done in ten minutes.",
+    "Good morning! The weather today is sunny with a high of twenty four degrees.",
+    "Please remember to water the plants in the garden this evening.",
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cut() -> None:
+    """The cut model, made here if no test before has made it (a fresh cache)."""
+    assets = resolve(None, None, [])
+    cutting.ready(assets.model) or cutting.build(assets, threads=2)
+
+
+def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) -> None:
+    engine = Engine(resolve(None, None, []), EngineOptions(threads=2, max_decode_seconds=1.0))
+    split = engine._split
+    assert split is not None
+    engine._priors = VoicePriors(tmp_path, split.kinds)
+    voice = engine.voice("jm_kumo")
+    call = engine.plan(LONG, voice)[0]
+    assert not call.windowed  # nobody waits for it: only the bound makes windows
+
+    decoded: list[int] = []  # frames of each generator run, context included
+    wholes: list[int] = []
+    fed_run, decode = split._fed_run, split.decode
+
+    def counted_run(plan, statistics, a0, b0, tag=None):  # type: ignore[no-untyped-def]
+        decoded.append(b0 - a0)
+        return fed_run(plan, statistics, a0, b0, tag)
+
+    def counted_decode(plan, tag=None):  # type: ignore[no-untyped-def]
+        wholes.append(split.frames(plan))
+        return decode(plan, tag)
+
+    split._fed_run, split.decode = counted_run, counted_decode  # type: ignore[method-assign]
+    # A voice that has taught nothing yet has no statistics to decode windows with:
+    # the call is decoded whole (and teaches).
+    whole = list(engine.stream(call))
+    assert len(whole) == 1 and len(wholes) == 1 and not decoded
+    assert wholes[0] > 3 * BOUND
+    plan = split.plan(engine._inputs(call))
+    for _ in range(TRUSTED - 1):  # taught this call's own statistics
+        engine._priors.learn("jm_kumo", split.statistics(plan), split.traits(plan))
+    wholes.clear()
+    windows = list(engine.stream(call))
+    assert not wholes, "decoded whole despite the bound"
+    assert len(windows) >= 3 and [last for _, last in windows] == [False] * (len(windows) - 1) + [
+        True
+    ]
+    context = split.windows.context
+    assert decoded and max(decoded) <= BOUND + 2 * context
+    # Decoded with the call's own statistics, the windows are its whole decode.
+    joined = np.concatenate([pcm for pcm, _ in windows])
+    assert len(joined) == len(whole[0][0])
+    assert log_mel_distance(whole[0][0] / 32768, joined / 32768) < 0.5
+
+
+def test_the_bound_is_checked_and_off_by_default() -> None:
+    assert EngineOptions().max_decode_seconds == 0
+    with pytest.raises(ValueError, match="max_decode_seconds"):
+        EngineOptions(max_decode_seconds=-1)
+    with pytest.raises(ValueError, match="max_decode_seconds"):
+        EngineOptions(max_decode_seconds=float("nan"))
+    assert MAX_DECODE_SECONDS.high is not None
+    with pytest.raises(ValueError):
+        EngineOptions(max_decode_seconds=MAX_DECODE_SECONDS.high + 1)
+
+
+def test_a_worker_told_the_bound_sends_a_long_call_window_by_window(listener) -> None:
+    with running_worker(max_decode_seconds=1.0) as worker:
+        # Until jm_kumo has taught enough calls (here, or in this cache before), they
+        # are decoded whole; once it has, they come window by window.
+        for index, text in enumerate(SENTENCES * 3):
+            speak(worker, 10 + index, text, awaited=False)
+        send(worker, Piece(1, LONG, "jm_kumo", 1.0, "en-us", False))
+        windows = []
+        while isinstance(answer := receive_one(worker), Audio) and answer.window:
+            windows.append(answer.pcm)
+        assert isinstance(answer, Audio) and not answer.more
+        assert len(windows) >= 2, "the call was not cut for memory"
+        listener.check(LONG, b"".join([*windows, answer.pcm]))
