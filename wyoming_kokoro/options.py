@@ -165,8 +165,8 @@ MAX_CALL_TOKENS = Option(
 # Speech the generator decodes at once. Its activations take about 0.6 MB a frame
 # of 25 ms, so a long call decoded whole sets the worker's peak; in windows of at
 # most this much (each decoded with the voice's learned statistics, as a
-# listener's first call is) the peak on a long text was 310 MB at 3.2 s and 281 MB
-# at 2.4 s, instead of 419 MB, for 5-9 % more time.
+# listener's first call is) the peak on a 20,128-char text was 281 MB at 2.5 s
+# instead of 425 MB, in 1.01x the time (the windows skip the leading pad's silence).
 MAX_DECODE_SECONDS = Option(
     "--max-decode-seconds",
     "Longest speech decoded at once (0: every call whole). Longer calls are decoded in "

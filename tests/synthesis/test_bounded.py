@@ -60,9 +60,20 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
     whole = list(engine.stream(call))
     assert len(whole) == 1 and len(wholes) == 1 and not decoded
     assert wholes[0] > 3 * BOUND
+    # Nor does one that has taught short calls only: a sentence's statistics are not
+    # a short reply's, and only a call decoded whole teaches them.
+    short = split.plan(engine._inputs(engine.plan("The door is open.", voice)[0]))
     plan = split.plan(engine._inputs(call))
+    statistics, traits = split.statistics(short), split.traits(short)
+    others = VoicePriors(None, split.kinds)
+    for _ in range(TRUSTED):
+        others.learn("jm_kumo", statistics, traits)
+    engine._priors, taught = others, engine._priors
+    assert len(list(engine.stream(call))) == 1 and not decoded
+    engine._priors = taught
+    statistics, traits = split.statistics(plan), split.traits(plan)
     for _ in range(TRUSTED - 1):  # taught this call's own statistics
-        engine._priors.learn("jm_kumo", split.statistics(plan), split.traits(plan))
+        engine._priors.learn("jm_kumo", statistics, traits)
     wholes.clear()
     windows = list(engine.stream(call))
     assert not wholes, "decoded whole despite the bound"
@@ -75,6 +86,11 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
     joined = np.concatenate([pcm for pcm, _ in windows])
     assert len(joined) == len(whole[0][0])
     assert log_mel_distance(whole[0][0] / 32768, joined / 32768) < 0.5
+    # A listener's first call is in windows anyway, small first: none longer either.
+    decoded.clear()
+    awaited = engine.plan(LONG, voice, awaited=True)[0]
+    assert awaited.windowed and len(list(engine.stream(awaited))) >= 3
+    assert not wholes and max(decoded) <= BOUND + 2 * context
 
 
 def test_the_bound_is_checked_and_off_by_default() -> None:

@@ -228,12 +228,14 @@ class SplitModel:
         tag: object = None,
         shared: bool = False,
         longest: int = 0,
+        waited: bool = True,
     ) -> Iterator[tuple[np.ndarray | None, bool]]:
         """The call's audio from the end of its leading pad, window by window, each with
         whether it is the last. Every window is decoded with `statistics` if given
         (no probe rows), else with those of the first window and its probe rows.
-        With `longest` (and `statistics`), nobody waits for the first: the call is cut
-        in even windows of at most that many frames, for memory.
+        No window is longer than `longest` frames if given (for memory); if nobody
+        `waited` for the first (and `statistics` are given), the call is cut in even
+        windows of at most that many.
 
         A window after the first that `window_switch.interrupt(tag)` stops yields
         None instead of audio (the caller should let others go now), and is decoded
@@ -243,7 +245,7 @@ class SplitModel:
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
-        if longest and statistics is not None:
+        if longest and statistics is not None and not waited:
             bound = min(longest, w.later) if shared else longest
             yield from self._later(plan, statistics, deque(_pieces([(start, frames)], bound)), tag)
             return
@@ -265,8 +267,9 @@ class SplitModel:
         self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, window=len(batch) == 1)
         yield audio, end >= frames
         spans = deque(schedule(w, per_frame or self.clock.per_frame(), frames, start, end))
-        if shared:
-            spans = deque(_pieces(spans, w.later))
+        bound = min(w.later, longest or w.later) if shared else longest
+        if bound:
+            spans = deque(_pieces(spans, bound))
         yield from self._later(plan, statistics, spans, tag)
 
     def _later(

@@ -25,7 +25,7 @@ from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
-from wyoming_kokoro.synthesis.prior import VoicePriors
+from wyoming_kokoro.synthesis.prior import SHORT_FRAMES, VoicePriors
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Turns
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
@@ -35,6 +35,7 @@ _LOGGER = logging.getLogger(__name__)
 # Windows bounded for memory are never shorter than this (1 s): their context, decoded
 # twice, would cost more than the memory saved is worth.
 _SHORTEST_BOUND = 40
+_LIKE_CALLS = 4  # calls at least as long (or of a sentence's length) a voice has taught
 
 
 class _PlanOnly:
@@ -227,8 +228,9 @@ class Engine:
         Between windows, `yield_to_others(tag)` tells whether another client should
         have the model now (`shared`: others wait for turns, so windows stay short).
         `interrupt(tag)` stops the plan (`Interrupted`); it and `let_others_go(tag)`
-        stop a window after the first: an empty array comes instead, and the window
-        is decoded again when the iteration goes on.
+        stop a window after the first (any window of a call cut only for memory, see
+        `max_decode_seconds`): an empty array comes instead, and the window is decoded
+        again when the iteration goes on.
         """
         if self._split is None:
             yield self.run(call, tag), True
@@ -237,7 +239,7 @@ class Engine:
         try:
             plan = self._split.plan(self._inputs(call), tag)
             windowed = call.windowed or self._split.late(plan, call.in_hand)
-            longest = 0 if windowed else self._longest(plan)  # for memory
+            longest = self._longest(call, plan, windowed)  # for memory
             prior = self._estimate(call, plan) if windowed or longest else None
             whole = not windowed and not (longest and prior is not None)
             if whole or (windowed and self._split.fits_one_window(plan, prior is not None)):
@@ -256,10 +258,13 @@ class Engine:
             "the voice's statistics" if prior else "probe rows",
         )
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
-        for window, last in self._split.windowed(plan, prior, tag, shared, longest):
+        windows = self._split.windowed(plan, prior, tag, shared, longest, waited=windowed)
+        for window, last in windows:
             if window is None:  # stopped: others go first
                 yield np.zeros(0, np.int16), False
                 continue
+            if last:  # a stop that comes now is for nothing of this call
+                self._turns.done(tag)
             audio = edges.cut(window, last)
             if len(audio) or last:  # else all of it is held back, a quiet stretch
                 # Faded where the call begins and ends only: windows join sample to sample.
@@ -267,13 +272,23 @@ class Engine:
                 fade_in = False
                 yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
 
-    def _longest(self, plan: dict[str, np.ndarray]) -> int:
-        """The most frames a call this long may decode at once (`max_decode_seconds`),
-        or 0 if it may decode whole."""
+    def _longest(self, call: Call, plan: dict[str, np.ndarray], windowed: bool) -> int:
+        """The most frames of `call` one window may decode (`max_decode_seconds`), or 0
+        if any number may (or, unless it is `windowed` anyway, it decodes whole)."""
         seconds = self.options.max_decode_seconds
         longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))
         assert self._split is not None
-        return longest if seconds and self._split.frames(plan) > longest else 0
+        frames = self._split.frames(plan) - self._split.first_frame(plan)  # windows skip the pad
+        if not seconds or frames <= longest:
+            return 0
+        if windowed or self._priors is None:
+            return longest
+        # Decoded whole (and taught) until the voice has said calls about as long: a
+        # sentence's statistics predicted from short replies are 3 dB off, not 1.2,
+        # and a call cut for memory teaches nothing.
+        like = min(frames, SHORT_FRAMES)
+        held = self._priors.lengths(str(call.voice))
+        return longest if sum(length >= like for length in held) >= _LIKE_CALLS else 0
 
     def _estimate(self, call: Call, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
         """The statistics `call`'s windows are decoded with, if its voice taught enough."""
