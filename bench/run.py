@@ -162,8 +162,28 @@ def save(records: dict[str, Record], machine: Record) -> dict[str, Record]:
     merged = {**saved.get("records", {}), **records}
     merged = {name: merged[name] for name in ORDER if name in merged}
     path.write_text(json.dumps({"machine": machine, "records": merged}, indent=1) + "\n")
-    (BENCH / "RESULTS.md").write_text(report.render(machine, merged))
+    results = BENCH / "RESULTS.md"
+    old = results.read_text() if results.is_file() else ""
+    results.write_text(keep_written(old, report.render(machine, merged)))
     return merged
+
+
+def keep_written(old: str, new: str) -> str:
+    """`new` (rendered from results.json) with every section of `old` that it does not
+    render put back before its Conditions: the notes written by hand (runs of
+    bench/windows.py, bench/peer.py, scratch measurements) are not in results.json."""
+    rendered = {line for line in new.splitlines() if line.startswith("### ")}
+    kept, keeping = [], False
+    for line in old.splitlines(keepends=True):
+        if line.startswith("### "):
+            keeping = line.rstrip("\n") not in rendered
+        if keeping:
+            kept.append(line)
+    if not kept:
+        return new
+    at = new.find("### Conditions")
+    at = len(new) if at < 0 else at
+    return new[:at] + "".join(kept).rstrip("\n") + "\n\n" + new[at:]
 
 
 def main() -> None:
