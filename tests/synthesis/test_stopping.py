@@ -72,3 +72,16 @@ def test_a_stop_never_outlives_the_call_it_was_for() -> None:
         assert not options.terminate and not window_options.terminate
     assert not turns.spent("a")
     assert not Turns(plans, None).spent("a")
+
+
+def test_a_call_that_ends_keeps_another_calls_ask_to_let_others_go() -> None:
+    # A newcomer's ask for "b" (parked, its next window to come) came while "a" ran its
+    # last window: "a" ending must not drop it, or "b" goes on past the window it
+    # should stop after and every newcomer waits longer (bench B11: 0.05 s each).
+    windows = StopSwitch()
+    turns = Turns(StopSwitch(), windows)
+    turns.let_others_go("b")
+    turns.done("a")
+    assert turns.spent("b")
+    with windows.running("b") as options:
+        assert not options.terminate  # spent with the ask

@@ -133,7 +133,8 @@ class Turns:
             self._clear(tag)
 
     def _clear(self, tag: object) -> None:
-        self._yield_for = None
+        if self._yield_for == tag:  # another call's ask waits for that call's next window
+            self._yield_for = None
         self._switch.forget(tag)
         if self._windows is not None:
             self._windows.forget(tag)
