@@ -75,6 +75,11 @@ def played(pieces: Iterable[tuple[np.ndarray, bool]]) -> tuple[float, float]:
     return first, silent
 
 
+def distance_row(name: str, distances: list[float]) -> list[str]:
+    """A W3 row: the mean and the worst sentence's log-mel distance."""
+    return [name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"]
+
+
 def table(head: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -260,7 +265,7 @@ def main() -> None:
             pieces = [a for a, _ in cut.windowed(plan, estimate)]
             reference = decoded[index][0][start:]
             distances.append(log_mel_distance(reference, np.concatenate(pieces)))
-        rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
+        rows.append(distance_row(name, distances))
     configs = {
         "windows, 1 probe row of 7 snippets (a voice not heard yet)": Windows(),
         "windows, 2 probe rows of 7 snippets": Windows(probes=2),
@@ -278,7 +283,7 @@ def main() -> None:
             model = models[name]
             pieces = [a for a, _ in model.windowed(plan)]
             distances.append(log_mel_distance(reference, np.concatenate(pieces)))
-        rows.append([name, f"{np.mean(distances):.2f} dB", f"{np.max(distances):.2f} dB"])
+        rows.append(distance_row(name, distances))
     # The yardstick: the same sentence decoded whole in one call after the next one
     # (each planned alone, the generator run once over both, as a call holding two
     # short sentences is), against the sentence decoded alone.
@@ -288,11 +293,9 @@ def main() -> None:
         after = cut.whole(after_another(other, plan))[-len(alone) :]
         distances.append(log_mel_distance(alone[start:], after[start:]))
     rows.append(
-        [
-            "yardstick: the whole decode after another sentence in the same call",
-            f"{np.mean(distances):.2f} dB",
-            f"{np.max(distances):.2f} dB",
-        ]
+        distance_row(
+            "yardstick: the whole decode after another sentence in the same call", distances
+        )
     )
     # And how far the whole decode moves when one operator rounds differently: the
     # source's STFT as a convolution (bench/conv_stft.py).
@@ -304,11 +307,9 @@ def main() -> None:
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
         distances.append(log_mel_distance(alone[start:], rounded.whole(plan)[start:]))
     rows.append(
-        [
-            "yardstick: the whole decode with the source's STFT as a convolution",
-            f"{np.mean(distances):.2f} dB",
-            f"{np.max(distances):.2f} dB",
-        ]
+        distance_row(
+            "yardstick: the whole decode with the source's STFT as a convolution", distances
+        )
     )
     # And the floor: the whole decode of the same plan with the generator's features
     # one float32 step larger. The int8 layers grow a rounding step that small into
@@ -320,11 +321,9 @@ def main() -> None:
         nudged = {**plan, graph.FEATURES: plan[graph.FEATURES] * step}
         distances.append(log_mel_distance(alone[start:], cut.whole(nudged)[start:]))
     rows.append(
-        [
-            "yardstick: the whole decode with its features one float32 step larger",
-            f"{np.mean(distances):.2f} dB",
-            f"{np.max(distances):.2f} dB",
-        ]
+        distance_row(
+            "yardstick: the whole decode with its features one float32 step larger", distances
+        )
     )
     print("\n## W3 Windows against the whole decode (log-mel L1)\n")
     print(table(["decoding", "mean", "worst sentence"], rows))

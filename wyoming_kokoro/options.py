@@ -171,7 +171,7 @@ MAX_DECODE_SECONDS = Option(
     "--max-decode-seconds",
     "Longest speech decoded at once (0: every call whole). Longer calls are decoded in "
     "windows this long with the voice's learned statistics: less memory (about 290 MB "
-    "at 2.5 s), a little more time; at least 1 s.",
+    "at 2.5 s) in about the same time; at least 1 s.",
     "float",
     0.0,
     0.0,

@@ -245,14 +245,14 @@ class SplitModel:
         w = self.windows
         frames = self.frames(plan)
         start = self.first_frame(plan)
+        bound = min(w.later, longest or w.later) if shared else longest  # 0: none
         if longest and statistics is not None and not waited:
-            bound = min(longest, w.later) if shared else longest
             yield from self._later(plan, statistics, deque(_pieces([(start, frames)], bound)), tag)
             return
         # The schedule is sized with the cost the first window was sized with: else
         # the first window's own time could ask for a second it has no audio for.
         per_frame = self.clock.per_frame()
-        end = min(frames, start + first_size(w, per_frame))
+        end = min(frames, start + min(first_size(w, per_frame), longest or frames))
         a0, b0 = max(0, start - w.lead_context), min(frames, end + w.context)
         began = time.monotonic()
         if statistics is None:
@@ -267,7 +267,6 @@ class SplitModel:
         self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, window=len(batch) == 1)
         yield audio, end >= frames
         spans = deque(schedule(w, per_frame or self.clock.per_frame(), frames, start, end))
-        bound = min(w.later, longest or w.later) if shared else longest
         if bound:
             spans = deque(_pieces(spans, bound))
         yield from self._later(plan, statistics, spans, tag)

@@ -276,10 +276,12 @@ class Engine:
         """The most frames of `call` one window may decode (`max_decode_seconds`), or 0
         if any number may (or, unless it is `windowed` anyway, it decodes whole)."""
         seconds = self.options.max_decode_seconds
+        if not seconds:
+            return 0
         longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))
         assert self._split is not None
         frames = self._split.frames(plan) - self._split.first_frame(plan)  # windows skip the pad
-        if not seconds or frames <= longest:
+        if frames <= longest:
             return 0
         if windowed or self._priors is None:
             return longest
