@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.presets import PRESETS_FILE, load_presets
+from wyoming_kokoro.catalog.presets import PRESETS_FILE, PresetFiles
 from wyoming_kokoro.server.installed import Catalog
 from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
 
@@ -54,6 +54,9 @@ class Rescanner:
         self._lexicon = lexicon  # the worker config's own dict: the next burst reads it
         self._resolve = resolve_assets
         self._on_assets = on_assets
+        # Start-up read the same files: their texts now are the last good ones.
+        self._presets = PresetFiles(data_dirs)
+        self._presets.remember()
         self._texts = _signature(self._text_files())
         self._voices = _signature(self._voice_files())
         self._resolving: asyncio.Task[None] | None = None
@@ -78,7 +81,7 @@ class Rescanner:
             self._texts = texts
             _LOGGER.info("Presets or lexicon changed: reading them again")
             self._catalog.update(
-                self._catalog.voice_names, load_presets(self._dirs, self._catalog.voice_names)
+                self._catalog.voice_names, self._presets.load(self._catalog.voice_names)
             )
             lexicon = load_lexicons(self._dirs)
             self._lexicon.clear()
@@ -96,6 +99,6 @@ class Rescanner:
             return
         if assets.voice_names != self._catalog.voice_names:
             _LOGGER.info("Voices now: %s (%s)", ", ".join(assets.voice_names), assets.source)
-            presets = load_presets(self._dirs, assets.voice_names)
+            presets = self._presets.load(assets.voice_names)
             self._catalog.update(assets.voice_names, presets)
         self._on_assets(assets)
