@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +97,12 @@ def main(**params: Any) -> None:
     The format follows the extension (wav, flac, ogg, mp3) or --format.
     """
     config = SayConfig(**params)
+    # onnxruntime's telemetry writes a session file into the temporary directory and
+    # a database into ~/.cache on import; an offline tool has no use for it.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    # SIGTERM (a timeout, a service stop) ends the run as an error does: the partial
+    # file is removed and espeak's backends are finalized.
+    signal.signal(signal.SIGTERM, _terminated)
     logging.basicConfig(
         level=logging.DEBUG if config.debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -103,6 +111,10 @@ def main(**params: Any) -> None:
         _run(config)
     except (AssetError, VoiceError, ValueError, OSError) as err:
         raise click.ClickException(str(err)) from err
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,9 @@ class Phonemizer:
         lexicon: dict[str, str] | None = None,
         prefer_misaki: bool = True,
     ) -> None:
+        from wyoming_kokoro.text.g2p.espeak_library import install
+
+        install()  # before any espeak backend exists: no temporary copy per backend
         self._espeak = espeak
         self._lexicon = lexicon or {}
         self._pattern = (
