@@ -17,7 +17,14 @@ from support.privileges import can_mount_privately
 from support.session_speech import speak
 
 from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
-from wyoming_kokoro.synthesis.runtime import GRAPH, WEIGHTS, create_session, optimized_copy
+from wyoming_kokoro.synthesis.runtime import (
+    GRAPH,
+    WEIGHTS,
+    automatic_threads,
+    cgroup_cpu_quota,
+    create_session,
+    optimized_copy,
+)
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +229,93 @@ def test_freed_blocks_go_back_to_the_system() -> None:
     assert returned_kb("fixed") >= 7 << 10
     # glibc's own threshold, raised by the first free, keeps it: what the fix is for.
     assert returned_kb("default") < 1 << 10
+
+
+# ------------------------------------------------------------ automatic thread count
+def _cgroup(tmp_path: Path, files: dict[str, str], proc: str = "0::/\n") -> tuple[Path, Path]:
+    """A fake cgroup tree under tmp_path and the /proc/self/cgroup that points into it."""
+    root = tmp_path / "cgroup"
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    root.mkdir(exist_ok=True)
+    proc_cgroup = tmp_path / "proc-self-cgroup"
+    proc_cgroup.write_text(proc)
+    return root, proc_cgroup
+
+
+@pytest.mark.parametrize(
+    ("files", "proc", "quota"),
+    [
+        ({}, "0::/\n", None),  # no cgroup files at all (not Linux, or not mounted)
+        ({"cpu.max": "max 100000\n"}, "0::/\n", None),  # v2, no limit
+        ({"cpu.max": "100000 100000\n"}, "0::/\n", 1.0),  # docker --cpus 1
+        ({"cpu.max": "150000 100000\n"}, "0::/\n", 1.5),
+        # v2 with the process's own path: the pod's limit above the container's counts
+        (
+            {"kubepods/pod1/cpu.max": "50000 100000", "kubepods/pod1/ctr/cpu.max": "max 100000"},
+            "0::/kubepods/pod1/ctr\n",
+            0.5,
+        ),
+        # v1: quota -1 is no limit
+        (
+            {"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"},
+            "1:cpu:/\n",
+            None,
+        ),
+        (
+            {"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n"},
+            "3:cpu,cpuacct:/\n",
+            2.0,
+        ),
+        # v1 inside a container without a cgroup namespace: /proc names the host's
+        # path, the mount shows the container's own cgroup as the root
+        (
+            {"cpu,cpuacct/cpu.cfs_quota_us": "25000", "cpu,cpuacct/cpu.cfs_period_us": "100000"},
+            "3:cpu,cpuacct:/docker/0123abcd\n",
+            0.25,
+        ),
+        ({"cpu.max": "garbage\n"}, "0::/\n", None),  # unreadable: no quota, no crash
+    ],
+)
+def test_the_cgroup_quota_is_read_from_v2_and_v1(
+    tmp_path: Path, files: dict[str, str], proc: str, quota: float | None
+) -> None:
+    root, proc_cgroup = _cgroup(tmp_path, files, proc)
+    assert cgroup_cpu_quota(root, proc_cgroup) == quota
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "affinity", "threads"),
+    [
+        ("max 100000", 8, 4),  # a big box: capped as before
+        ("max 100000", 2, 2),
+        ("100000 100000", 8, 1),  # --cpus 1 on an 8-core node
+        ("150000 100000", 8, 2),  # a part of a CPU counts as one: rounded up
+        ("10000 100000", 8, 1),  # at least 1
+        ("400000 100000", 2, 2),  # a quota above the affinity does not add CPUs
+    ],
+)
+def test_automatic_threads_fit_the_quota_and_the_affinity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu_max: str, affinity: int, threads: int
+) -> None:
+    root, proc_cgroup = _cgroup(tmp_path, {"cpu.max": cpu_max})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: set(range(affinity)))
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert automatic_threads(root, proc_cgroup) == threads
+
+
+@pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs to confine to 1")
+def test_a_process_confined_by_taskset_gets_one_thread() -> None:
+    probe = "from wyoming_kokoro.synthesis.runtime import automatic_threads as a; print(a())"
+    free = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    confined = subprocess.run(
+        ["taskset", "-c", "0", sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if int(free.stdout) < 2:
+        pytest.skip("a cgroup quota already holds this machine to 1 thread")
+    assert int(confined.stdout) == 1
