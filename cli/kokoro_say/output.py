@@ -2,9 +2,10 @@
 
 A regular file (new, existing, or behind a symlink) is written to a temporary file
 beside it and renamed over it only when complete, so a failed run leaves no partial
-file. Anything else (stdout, a FIFO, /dev/null, another device) is written to
-directly: renaming over it would replace the device node or leave a FIFO's reader
-waiting forever.
+file; it is read back first, as libsndfile does not report a write that fails while
+it closes a FLAC or OGG file. Anything else (stdout, a FIFO, /dev/null, another
+device) is written to directly: renaming over it would replace the device node or
+leave a FIFO's reader waiting forever.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ class AudioSink:
         self._buffer: io.BytesIO | None = None  # compressed formats: sent when complete
         self._header_at: int | None = None  # streamed WAV: where its header starts
         self._data_bytes = 0
+        self._frames = 0  # samples given to libsndfile, to check the file against
 
         if path == "-":
             self._open_stream(sys.stdout.buffer, close=False)
@@ -188,6 +190,7 @@ class AudioSink:
         try:
             if self._file is not None:
                 self._file.write(pcm)
+                self._frames += len(pcm)
                 return
             data = pcm.astype("<i2").tobytes()
             if self._raw is not None:
@@ -218,6 +221,8 @@ class AudioSink:
             if not complete:
                 return
             if self._tmp is not None:
+                if self._format != "raw":
+                    self._check(self._tmp)
                 self._commit(self._tmp)
             elif self._out is not None:
                 self._end_stream(self._out)
@@ -226,6 +231,24 @@ class AudioSink:
                 Path(self._tmp).unlink(missing_ok=True)  # never leave a partial file
             if self._out is not None and self._close_out:
                 self._out.close()
+
+    def _check(self, tmp: str) -> None:
+        """Read the file back before it takes the name: libsndfile ignores a failed
+        write when it closes a FLAC or OGG file (a full disk), leaving it truncated."""
+        if self._frames == 0:
+            return  # nothing to lose (and libsndfile cannot read an empty FLAC or MP3)
+        try:
+            with soundfile.SoundFile(tmp) as written:
+                frames = sum(len(block) for block in written.blocks(1 << 16, dtype="int16"))
+        except (soundfile.SoundFileError, RuntimeError) as err:
+            raise OSError(
+                f"cannot write {self._path}: it cannot be read back (disk full?)"
+            ) from err
+        if frames != self._frames:
+            raise OSError(
+                f"cannot write {self._path}: {frames} of {self._frames} samples could be "
+                "read back (disk full?)"
+            )
 
     def _commit(self, tmp: str) -> None:
         os.chmod(tmp, self._mode)
