@@ -4,12 +4,16 @@ the data dirs change (rescan.py), so both see the same voices at once."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from wyoming.event import Event
 
 from wyoming_kokoro.catalog.presets import Choice, Preset, choose
+from wyoming_kokoro.catalog.voices import VoiceError, default_voice
 from wyoming_kokoro.server.wyoming.info import build_info
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class Catalog:
@@ -21,19 +25,50 @@ class Catalog:
         presets: dict[str, Preset],
         default_voice: str,
         streaming: bool,
+        pinned: bool | None = None,
     ) -> None:
+        """`pinned`: the default was asked for (--voice) rather than chosen; None: it
+        was asked for when it is not what would have been chosen."""
         self.default_voice = default_voice
+        if pinned is None:
+            pinned = bool(voice_names) and default_voice != _automatic(voice_names)
+        self._wanted = default_voice if pinned else None
         self._streaming = streaming
         self.voice_names: tuple[str, ...] = ()
         self.presets: dict[str, Preset] = {}
         self.info: Event = Event("info")
         self.refresh: Callable[[], None] = lambda: None  # set by a rescanner
-        self.update(voice_names, presets)
+        self._set(voice_names, presets)
 
-    def update(self, voice_names: tuple[str, ...], presets: dict[str, Preset]) -> None:
+    def _set(self, voice_names: tuple[str, ...], presets: dict[str, Preset]) -> None:
         self.voice_names = voice_names
         self.presets = presets
         self.info = build_info(voice_names, self._streaming, presets).event()
+
+    def update(self, voice_names: tuple[str, ...], presets: dict[str, Preset]) -> None:
+        """New voices or presets (a rescan); the default voice is chosen again."""
+        self._set(voice_names, presets)
+        wanted = self._wanted
+        if wanted is not None and self._valid(wanted):
+            chosen = wanted
+        elif voice_names:
+            chosen = _automatic(voice_names)
+        else:
+            return
+        if chosen == self.default_voice:
+            return
+        if wanted is not None and chosen != wanted:
+            _LOGGER.warning("Voice %s is not installed now; default voice now %s", wanted, chosen)
+        else:
+            _LOGGER.info("Default voice now %s (was %s)", chosen, self.default_voice)
+        self.default_voice = chosen
+
+    def _valid(self, name: str) -> bool:
+        try:
+            choose(name, self.voice_names, self.presets, 1.0)
+        except VoiceError:
+            return False
+        return True
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -43,3 +78,7 @@ class Catalog:
     def choose(self, name: str | None, speed: float, lang: str | None = None) -> Choice:
         """The voice, speed, volume and language a name stands for (VoiceError if none)."""
         return choose(name or self.default_voice, self.voice_names, self.presets, speed, lang)
+
+
+def _automatic(voice_names: tuple[str, ...]) -> str:
+    return default_voice(voice_names)

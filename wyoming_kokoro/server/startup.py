@@ -63,7 +63,9 @@ async def run_server(settings: Settings) -> None:
     data_dirs = settings.model.data_dirs
     voice = speech.voice or default_voice(assets.voice_names)
     presets = load_presets(data_dirs, assets.voice_names)
-    catalog = Catalog(assets.voice_names, presets, voice, speech.streaming)
+    catalog = Catalog(
+        assets.voice_names, presets, voice, speech.streaming, pinned=speech.voice is not None
+    )
     chosen = catalog.choose(voice, speech.speed)  # a bad default is a start-up error
     worker_config = WorkerConfig(
         assets=assets,
