@@ -37,12 +37,19 @@ def test_embedded_default_needs_no_configuration() -> None:
     assert assets.voices == embedded_voices()
 
 
-def test_data_dir_wins_over_embedded_and_explicit_wins_over_data_dir(tmp_path: Path) -> None:
+def test_data_dir_wins_over_embedded_and_explicit_wins_over_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import wyoming_kokoro.catalog.assets as assets_module
+
     data = tmp_path / "data"
     data.mkdir()
     (data / "kokoro-v1.0.fp16.onnx").write_bytes(b"x")
     (data / "kokoro-v1.0.int8.onnx").write_bytes(b"x")
-    _voices_file(data / "voices-v1.0.bin", ["af_heart", "bf_emma"])
+    pack = _voices_file(data / "voices-v1.0.bin", ["af_heart", "bf_emma"])
+    # A small stand-in for the published file: its size is what resolve() checks.
+    known = KnownFile(pack.name, pack.stat().st_size, "0" * 64)
+    monkeypatch.setattr(assets_module, "VOICES_FILE", known)
     assets = resolve(None, None, [tmp_path / "missing", data])
     assert assets.model == data / "kokoro-v1.0.fp16.onnx"  # best precision first
     assert assets.voice_names == ("af_heart", "bf_emma")

@@ -135,3 +135,21 @@ def test_an_explicit_voices_file_is_the_whole_set(tmp_path: Path) -> None:
     assets = resolve(None, mine, [data])
     assert assets.voice_names == ("zf_me",)
     assert sorted(_loaded(assets.voices)) == ["zf_me"]
+
+
+def test_a_damaged_published_voices_file_leaves_the_embedded_voices(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    np.savez(tmp_path / "voices-v1.0.npz", af_heart=_real())
+    (tmp_path / "voices-v1.0.npz").rename(tmp_path / "voices-v1.0.bin")
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == EMBEDDED
+    assert [r.getMessage() for r in caplog.records if "voices-v1.0.bin" in r.getMessage()]
+
+
+def test_a_fifo_or_a_dangling_link_is_not_a_model(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "a.onnx")
+    (tmp_path / "b.onnx").symlink_to(tmp_path / "missing.onnx")
+    assets = resolve(None, None, [tmp_path])  # would block or fail on the FIFO
+    assert assets.embedded_model

@@ -109,7 +109,8 @@ def _find_model(data_dirs: list[Path]) -> tuple[Path | None, Path | None]:
             candidate = directory / MODEL_FILES[variant].name
             if candidate.is_file():
                 return candidate, directory
-        others = sorted(directory.glob("*.onnx"))
+        # Regular files only: a FIFO or a dangling link named *.onnx is not a model.
+        others = sorted(f for f in directory.glob("*.onnx") if f.is_file())
         if others:
             return others[0], directory
     return None, None
@@ -122,9 +123,22 @@ def voices_sources(data_dirs: list[Path]) -> list[Path]:
     it, else the embedded voices. Every other .bin or .npz of the data dirs adds its
     voices to it: a voice dropped in must not take the installed ones away.
     """
-    published = next(
-        (d / VOICES_FILE.name for d in data_dirs if (d / VOICES_FILE.name).is_file()), None
-    )
+    published = None
+    for directory in data_dirs:
+        candidate = directory / VOICES_FILE.name
+        if not candidate.is_file():
+            continue
+        size = candidate.stat().st_size
+        if size == VOICES_FILE.size:
+            published = candidate
+            break
+        # The worker would refuse it (sha256) and speak with nothing: skip it now.
+        _LOGGER.warning(
+            "Voices file %s skipped: %d bytes, expected %d (truncated or wrong file)",
+            candidate,
+            size,
+            VOICES_FILE.size,
+        )
     base = published or embedded_voices()
     found = [base] if base is not None else []
     for directory in data_dirs:
