@@ -195,8 +195,11 @@ def test_a_badly_shaped_voice_fails_only_its_own_pieces(tmp_path) -> None:
     data = tmp_path / "data"
     data.mkdir()
     np.savez(data / "voices.npz", **voices)
-    assets = resolve(None, None, [data])
-    assert {"af_flat", "af_empty", "jm_kumo"} <= set(assets.voice_names)
+    # Handed to the worker as is: resolve() now leaves such voices out, so the worker's
+    # own guard is tested with a file that got past it (an older server, --voices).
+    assets = type(embedded)(
+        embedded.model, data / "voices.npz", tuple(voices), "test", embedded.embedded_model
+    )
     config = WorkerConfig(assets, threads=2, normalize=True, lexicon={})
     proc = start_worker(config)
     try:
