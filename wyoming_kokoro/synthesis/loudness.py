@@ -1,13 +1,14 @@
 """Equal loudness across voices and blends, a volume, and a true-peak limit.
 
 Every voice is brought to TARGET_LUFS by a gain of its own: the voice's integrated
-loudness (ITU-R BS.1770-4 as pyloudnorm measures it) is known for the embedded
+loudness (ITU-R BS.1770-4, measured as pyloudnorm does) is known for the embedded
 voices, measured on a voice's first seconds of speech for any other voice and
 cached on disk, and taken for a blend as the weighted mean of its parts' (within
 0.05 LU of the blend measured, bench/loudness.py). A volume multiplies on top; a
 limiter keeps the true peak (4x oversampled) under LIMIT_DBTP, so nothing clips.
 
-Runs in the worker (and `kokoro-say`); numpy and pyloudnorm are imported when needed.
+Runs in the worker (and `kokoro-say`); numpy is imported when needed. The meter is
+numpy alone: pyloudnorm pulls in scipy for its two weighting filters only.
 """
 
 from __future__ import annotations
@@ -139,12 +140,81 @@ def for_voices_file(voices: Path) -> Leveler:
 def measure(pcm: np.ndarray, rate: int = RATE) -> float:
     """Integrated loudness (LUFS, BS.1770-4) of int16 or float audio."""
     import numpy as np
-    import pyloudnorm
 
     audio = np.asarray(pcm)
-    if audio.dtype == np.int16:
-        audio = audio.astype(np.float64) / 32768.0
-    return float(pyloudnorm.Meter(rate).integrated_loudness(audio))
+    audio = audio.astype(np.float64) / 32768.0 if audio.dtype == np.int16 else audio
+    audio = np.asarray(audio, np.float64).reshape(len(audio), -1)
+    if len(audio) < round(_BLOCK_SECONDS * rate):
+        raise ValueError("audio must be longer than one 0.4 s gating block")
+    weighted = np.stack([_k_weighted(channel, rate) for channel in audio.T])
+    # Blocks of 0.4 s every 0.1 s, bounded and counted as pyloudnorm does.
+    blocks = round((len(audio) / rate - _BLOCK_SECONDS) / (_BLOCK_SECONDS * 0.25)) + 1
+    bounds = [
+        (int(_BLOCK_SECONDS * (j * 0.25) * rate), int(_BLOCK_SECONDS * (j * 0.25 + 1) * rate))
+        for j in range(blocks)
+    ]
+    power = np.array([[np.sum(np.square(ch[lo:hi])) for lo, hi in bounds] for ch in weighted]) / (
+        _BLOCK_SECONDS * rate
+    )
+    gains = np.array([1.0, 1.0, 1.0, 1.41, 1.41])[: len(weighted), None]
+    with np.errstate(divide="ignore"):
+        block_lufs = -0.691 + 10.0 * np.log10(np.sum(gains * power, axis=0))
+    gated = block_lufs >= -70.0  # absolute gate
+    if not gated.any():
+        return float("-inf")
+    relative = -0.691 + 10.0 * np.log10(np.sum(gains[:, 0] * power[:, gated].mean(axis=1))) - 10
+    gated = (block_lufs > relative) & (block_lufs > -70.0)
+    if not gated.any():
+        return float("-inf")
+    with np.errstate(divide="ignore"):
+        return float(-0.691 + 10.0 * np.log10(np.sum(gains[:, 0] * power[:, gated].mean(axis=1))))
+
+
+_BLOCK_SECONDS = 0.4
+
+
+def _biquad(
+    kind: str, gain_db: float, q: float, fc: float, rate: int
+) -> tuple[list[float], list[float]]:
+    """RBJ cookbook coefficients (b, a), as pyloudnorm computes the K-weighting stages."""
+    import numpy as np
+
+    a_ = 10 ** (gain_db / 40.0)
+    w0 = 2.0 * np.pi * fc / rate
+    alpha, cos = np.sin(w0) / (2.0 * q), np.cos(w0)
+    if kind == "high_shelf":
+        root = 2 * np.sqrt(a_) * alpha
+        b = [
+            a_ * ((a_ + 1) + (a_ - 1) * cos + root),
+            -2 * a_ * ((a_ - 1) + (a_ + 1) * cos),
+            a_ * ((a_ + 1) + (a_ - 1) * cos - root),
+        ]
+        a = [(a_ + 1) - (a_ - 1) * cos + root, 2 * ((a_ - 1) - (a_ + 1) * cos)]
+        a.append((a_ + 1) - (a_ - 1) * cos - root)
+    else:  # high pass
+        b = [(1 + cos) / 2, -(1 + cos), (1 + cos) / 2]
+        a = [1 + alpha, -2 * cos, 1 - alpha]
+    return [x / a[0] for x in b], [x / a[0] for x in a]
+
+
+def _k_weighted(channel: np.ndarray, rate: int) -> np.ndarray:
+    """The K-weighting filter (a high shelf, then the RLB high pass) applied in the
+    frequency domain: the same causal IIR output as a direct-form filter, up to
+    rounding, with room after the signal for its impulse response to die away."""
+    import numpy as np
+
+    n = len(channel)
+    # The high pass's poles sit near z = 1 (38 Hz): its response needs a few thousand
+    # samples to fall below float64 rounding; a second of padding is ample.
+    size = 1 << int(np.ceil(np.log2(n + max(rate, 4096))))
+    spectrum = np.fft.rfft(channel, size)
+    for kind, gain_db, q, fc in (
+        ("high_shelf", 4.0, 1 / np.sqrt(2), 1500.0),
+        ("high_pass", 0.0, 0.5, 38.0),
+    ):
+        b, a = _biquad(kind, gain_db, q, fc, rate)
+        spectrum *= np.fft.rfft(b, size) / np.fft.rfft(a, size)
+    return np.fft.irfft(spectrum, size)[:n]
 
 
 def true_peak(audio: np.ndarray, factor: int = 4) -> np.ndarray:
