@@ -1,14 +1,24 @@
-"""Faults of the machine, not of the client: a read-only filesystem at boot."""
+"""Faults of the machine, not of the client: a read-only filesystem at boot, a server
+killed while its worker hangs."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
+import signal
+import socket
+import time
 from pathlib import Path
 
 import pytest
 from support.privileges import can_mount_privately
-from support.server_process import ServerProcess
+from support.server_process import ServerProcess, children
 from support.wyoming_io import run, synthesize
+from wyoming.event import write_event
+from wyoming.tts import Synthesize
+
+from wyoming_kokoro.server.worker_handle import _alive
 
 SENTENCE = "The garage door has been open for ten minutes."
 
@@ -89,3 +99,45 @@ def test_a_full_cache_disk_still_speaks(tmp_path: Path, listener) -> None:
             listener.check(SENTENCE, reply.audio)
             assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
         assert "loading the embedded model from memory" in "".join(srv.log)
+
+
+def _descendants(pid: int) -> list[int]:
+    found = []
+    for child in children(pid):
+        found += [child, *_descendants(child)]
+    return found
+
+
+@pytest.mark.parametrize("prefork", [False, True])
+def test_a_worker_hanging_in_its_load_ends_with_its_killed_server(
+    tmp_path: Path, prefork: bool
+) -> None:
+    # A model that never finishes loading (a FIFO: opening it blocks for ever); the
+    # server is SIGKILLed meanwhile and can end nothing itself: the kernel must.
+    from wyoming_kokoro.catalog.assets import resolve
+
+    model = tmp_path / "hangs.onnx"  # not a published name: never cut
+    model.touch()  # a file at start-up; the FIFO replaces it before the first burst
+    args = ["--model", str(model), "--voices", str(resolve(None, None, []).voices)]
+    args += ["--idle-timeout", "60", *(["--prefork"] if prefork else [])]
+    seen: list[int] = []
+    try:
+        with ServerProcess(*args, env={"TMPDIR": str(tmp_path)}) as srv:
+            os.mkfifo(tmp_path / "fifo")
+            os.replace(tmp_path / "fifo", model)
+            with socket.create_connection(("127.0.0.1", srv.port), timeout=10) as client:
+                write_event(Synthesize(text=SENTENCE).event(), client.makefile("wb"))
+                # The worker (forked by the waiting parent with --prefork) is loading.
+                hanging = 2 if prefork else 1
+                assert srv.wait_for(lambda: len(_descendants(srv.pid)) >= hanging, 30)
+                seen = _descendants(srv.pid)
+                srv.proc.kill()  # type: ignore[union-attr]
+                srv.proc.wait(20)  # type: ignore[union-attr]
+            deadline = time.monotonic() + 20
+            while any(_alive(pid) for pid in seen) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert [pid for pid in seen if _alive(pid)] == [], "".join(srv.log)
+    finally:
+        for pid in seen:  # whatever the outcome, leave nothing for the next tests
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)

@@ -27,6 +27,7 @@ from typing import Protocol
 from wyoming.event import async_read_event, async_write_event
 
 from wyoming_kokoro.protocol import BadMessage, Exited, Message, Ready, Setup, Stop, decode
+from wyoming_kokoro.worker.lifeline import child_env
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class _Pipe:
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 limit=1 << 24,
-                env=env,
+                env=child_env(env),  # it ends with the server, even hanging in its load
                 start_new_session=self._own_group,
             )
         except OSError as err:  # fork refused (memory), interpreter missing

@@ -13,10 +13,12 @@ are cut: their sha256 names the cache entry without hashing the file.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import logging
 import os
 import shutil
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,6 +123,26 @@ def _retire(target: Path) -> None:
         _LOGGER.info("Removed the model's older cut: %s", old)
 
 
+def _terminated(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)  # the finally blocks remove the partial parts
+
+
+def _own_process() -> None:
+    """End with the server that started it; keep temporary files to itself."""
+    from wyoming_kokoro.worker.lifeline import die_with_parent, parent_from_env
+    from wyoming_kokoro.worker.scratch import own_tempdir
+
+    # SIGTERM, not SIGKILL: the half-built parts in the cache are removed on the way.
+    signal.signal(signal.SIGTERM, _terminated)
+    server = parent_from_env()
+    if server is not None:  # not when run by hand
+        die_with_parent(server, signal.SIGTERM)
+    scratch = own_tempdir()  # one killed outright is removed by a later worker
+    if scratch is not None:
+        # Registered before anything else uses atexit: it runs after their clean-ups.
+        atexit.register(scratch.discard)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model", type=Path, nargs="?", help="default: the embedded model")
@@ -129,6 +151,7 @@ def main() -> None:
     parser.add_argument("--teach", metavar="VOICE", help="the voice to teach once cut")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s split: %(message)s")
+    _own_process()
     if args.model is None:
         from wyoming_kokoro.catalog.assets import resolve
 

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import BinaryIO
 
+from wyoming_kokoro.worker.lifeline import die_with_parent, parent_from_env
 from wyoming_kokoro.worker.loop import run_loop
 from wyoming_kokoro.worker.scratch import own_tempdir
 from wyoming_kokoro.worker.zygote import wait_and_fork
@@ -46,6 +47,9 @@ def main() -> None:
         format="%(asctime)s %(levelname)s worker[%(process)d] %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    # Gone with the server, even while hanging in the model load (SIGKILL: nothing to
+    # save; a later worker removes the temporary directory).
+    die_with_parent(parent_from_env())
     _ensure_tempdir()
     stdin, stdout = _protocol_streams()
     try:

@@ -7,6 +7,7 @@ import os
 from typing import BinaryIO
 
 from wyoming_kokoro.protocol import Exited, Setup, decode
+from wyoming_kokoro.worker.lifeline import die_with_parent
 from wyoming_kokoro.worker.loop import run_loop
 from wyoming_kokoro.worker.scratch import own_tempdir
 
@@ -27,10 +28,13 @@ def wait_and_fork(stdin: BinaryIO, stdout: BinaryIO) -> int:
         setup = decode(event)
         if not isinstance(setup, Setup):
             continue  # a Stop for a worker that is already gone
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:
             code, scratch = 1, None
             try:
+                # Gone with the waiting parent, which goes with the server.
+                die_with_parent(parent)
                 scratch = own_tempdir()  # never raises: the finally must be reached
                 code = run_loop(stdin, stdout, setup)
             except BrokenPipeError:
