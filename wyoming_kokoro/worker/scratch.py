@@ -1,10 +1,11 @@
 """The worker's own temporary directory, removed by a later worker once it is gone.
 
-phonemizer copies libespeak-ng (about 0.6 MB) into a fresh temporary directory for
-every espeak wrapper, a worker holds three or four, and each is removed when its
-wrapper is finalized. A worker forked by `--prefork` leaves with `os._exit`, and a
-hung or crashed one is killed: neither finalizes, so every such burst left its copies
-in the system's temporary directory (on a Pi, its SD card) for good. So a worker puts
+phonemizer copied libespeak-ng (about 0.6 MB) into a fresh temporary directory for
+every espeak wrapper (it still does where the cache is read-only: see
+text/g2p/espeak_library.py), each removed when its wrapper is finalized. A worker
+forked by `--prefork` leaves with `os._exit`, and a hung or crashed one is killed:
+neither finalizes, so every such burst left its copies in the system's temporary
+directory (on a Pi, its SD card) for good. So a worker (and the model cut) puts
 its temporary files in a directory of its own, holds a lock on a file in it while it
 runs, removes it on the way out where nothing else will, and removes those whose lock
 nobody holds when it starts. A lock, not a pid: a pid may be reused, or belong to

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import filecmp
 import logging
 import os
 import shutil
@@ -85,7 +86,8 @@ def cached_copy(original: Path, slot: int) -> Path:
     info = original.stat()
     directory = cache_dir() / "espeak" / f"{info.st_size}-{info.st_mtime_ns}" / str(slot)
     target = directory / original.name
-    if target.is_file() and target.stat().st_size == info.st_size:
+    # Compared byte for byte (cheap at its size): only the very library is loaded.
+    if target.is_file() and filecmp.cmp(original, target, shallow=False):
         return target
     directory.mkdir(parents=True, exist_ok=True)
     # Written beside it and renamed: another process may load it at any moment.
