@@ -131,8 +131,7 @@ def test_a_worker_hanging_in_its_load_ends_with_its_killed_server(
                 hanging = 2 if prefork else 1
                 assert srv.wait_for(lambda: len(_descendants(srv.pid)) >= hanging, 30)
                 seen = _descendants(srv.pid)
-                srv.proc.kill()  # type: ignore[union-attr]
-                srv.proc.wait(20)  # type: ignore[union-attr]
+                srv.stop(signal.SIGKILL)
             deadline = time.monotonic() + 20
             while any(_alive(pid) for pid in seen) and time.monotonic() < deadline:
                 time.sleep(0.05)
