@@ -69,10 +69,16 @@ def _settings_from(params: dict[str, Any]) -> Settings:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@options.apply(options.SERVER)
+@options.apply(options.SERVER, hide_advanced=True)
+@options.help_all()
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:
-    """Kokoro-82M text to speech over the Wyoming protocol (Home Assistant)."""
+    """Kokoro-82M text to speech over the Wyoming protocol (Home Assistant).
+
+    Each option can also be set in the environment as KOKORO_<OPTION>.
+
+    --help-all lists the tuning options and limits too; docs/options.md explains all.
+    """
     configured = _settings_from(params)
     logging.basicConfig(
         level=logging.DEBUG if configured.debug else logging.INFO,

@@ -2,10 +2,11 @@
 
 Each option's flag, type, range, default, help and environment variable live in
 this table; both commands build their click options from it, `Settings` takes its
-defaults from it, the engine checks ranges against it, and a test holds the
-add-on's config.yaml and translations to it. Importing this module does not
-import click (the worker imports it on the cold path); click is imported only
-when a command builds its options.
+defaults from it, the engine checks ranges against it, and tests hold docs/options.md
+and the add-on's config.yaml and translations to it. An `advanced` option (tuning and
+limits) works as any other but is listed only by `--help-all`. Importing this module
+does not import click (the worker imports it on the cold path); click is imported
+only when a command builds its options.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Option:
     flag_value: str | None = None  # for an option whose value may be left out
     show_default: bool = True
     addon: str | None = None  # its name in addon/config.yaml, if the add-on offers it
+    advanced: bool = False  # tuning or a limit: hidden from --help, shown by --help-all
 
     @property
     def name(self) -> str:
@@ -73,7 +75,7 @@ class Option:
             return click.Choice(self.choices)
         return None
 
-    def decorator(self, short: str | None = None) -> Callable[[F], F]:
+    def decorator(self, short: str | None = None, hide_advanced: bool = False) -> Callable[[F], F]:
         import click
 
         names = [short, self.flag] if short else [self.flag]
@@ -90,9 +92,13 @@ class Option:
             multiple=self.multiple,
             metavar=self.metavar,
             envvar=self.envvar,
-            show_default=self.show_default and self.default not in (None, False, ()),
+            # 0 is a default worth showing; None, off and nothing are not.
+            show_default=self.show_default
+            and self.default not in (None, ())
+            and self.default is not False,
             show_envvar=True,
             help=self.help,
+            hidden=self.advanced and hide_advanced,
             **extra,
         )
 
@@ -114,15 +120,49 @@ def _finite_float_range() -> type:
     return FiniteFloatRange
 
 
-def apply(options: tuple[Option, ...], short: dict[str, str] | None = None) -> Callable[[F], F]:
-    """Decorate a click command with ``options``, in order (``short``: extra short names)."""
+def apply(
+    options: tuple[Option, ...],
+    short: dict[str, str] | None = None,
+    *,
+    hide_advanced: bool = False,
+) -> Callable[[F], F]:
+    """Decorate a click command with ``options``, in order (``short``: extra short names;
+    ``hide_advanced``: leave the advanced ones out of --help, see `help_all`)."""
 
     def decorate(command: F) -> F:
         for option in reversed(options):
-            command = option.decorator((short or {}).get(option.name))(command)
+            name = (short or {}).get(option.name)
+            command = option.decorator(name, hide_advanced)(command)
         return command
 
     return decorate
+
+
+def help_all() -> Callable[[F], F]:
+    """A `--help-all` flag: the command's help with its hidden (advanced) options too."""
+    import click
+
+    def show(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+        if not value or ctx.resilient_parsing:
+            return
+        hidden = [param for param in ctx.command.params if getattr(param, "hidden", False)]
+        for param in hidden:
+            param.hidden = False  # type: ignore[attr-defined]
+        try:
+            click.echo(ctx.get_help(), color=ctx.color)
+        finally:
+            for param in hidden:
+                param.hidden = True  # type: ignore[attr-defined]
+        ctx.exit()
+
+    return click.option(
+        "--help-all",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=show,
+        help="Show every option, tuning and limits included, and exit.",
+    )
 
 
 def default_threads() -> int:
@@ -132,58 +172,50 @@ def default_threads() -> int:
 
 
 # ---------------------------------------------------------------- shared by both commands
-VOICE = Option("--voice", "Voice or blend, e.g. af_bella(2)+af_sky(1).", addon="voice")
+# One line of help each; docs/options.md says the rest (a test holds it to this table).
+VOICE = Option("--voice", "Voice, blend (af_bella(2)+af_sky(1)) or preset.", addon="voice")
 SPEED = Option(
     "--speed", "Speaking rate; 1.0 is the voice's own.", "float", 1.0, 0.5, 2.0, addon="speed"
 )
-MODEL = Option("--model", "Model .onnx file.", "path")
-VOICES = Option("--voices", "Voices .bin/.npz file.", "path")
+MODEL = Option("--model", "Model .onnx file (wins over the data dirs).", "path", advanced=True)
+VOICES = Option(
+    "--voices", "Voices .bin/.npz file (wins over the data dirs).", "path", advanced=True
+)
 DATA_DIR = Option(
     "--data-dir",
-    "Where to look for model, voices and lexicon files (repeatable; the first one "
-    "receives downloads).",
+    "Folder of model, voices, presets and lexicon (repeatable; downloads go to the first).",
     "path",
     multiple=True,
 )
-THREADS = Option(
-    "--threads", "onnxruntime threads; 0 = automatic.", "int", 0, 0, 64, addon="threads"
+THREADS = Option("--threads", "onnxruntime threads; 0 = automatic.", "int", 0, 0, 64, advanced=True)
+NO_NORMALIZE = Option(
+    "--no-normalize", "Do not rewrite numbers and symbols as words.", "flag", False, advanced=True
 )
-NO_NORMALIZE = Option("--no-normalize", "Do not rewrite numbers and symbols.", "flag", False)
-# Tokens per model call. The voices sound right from about 100 to 250 tokens, but
-# the worker's peak memory follows its longest call (its activations): about 420 MB
-# at 120 tokens and 520 MB at 250 through the cut model (390 and 470 MB decoding
-# whole calls). The model's context is 510 phonemes.
+# The worker's peak memory follows its longest call; the model's context is 510 phonemes.
 MAX_CALL_TOKENS = Option(
     "--max-call-tokens",
-    "Longest model call; higher cuts long clauses less but needs more memory.",
+    "Longest model call in tokens; higher cuts fewer clauses, needs more memory.",
     "int",
     120,
     50,
     500,
-    addon="max_call_tokens",
+    advanced=True,
 )
-# Speech the generator decodes at once. Its activations take about 0.6 MB a frame
-# of 25 ms, so a long call decoded whole sets the worker's peak; in windows of at
-# most this much (each decoded with the voice's learned statistics, as a
-# listener's first call is) the peak on a 20,128-char text was 281 MB at 2.5 s
-# instead of 425 MB, in 1.01x the time (the windows skip the leading pad's silence).
+# A call decoded whole holds its activations at once; windows bound the peak.
 MAX_DECODE_SECONDS = Option(
     "--max-decode-seconds",
-    "Longest speech decoded at once (0: every call whole). Longer calls are decoded in "
-    "windows this long with the voice's learned statistics: less memory (about 290 MB "
-    "at 2.5 s) in about the same time; at least 1 s.",
+    "Longest speech decoded at once, at least 1 (0: calls whole); less memory.",
     "float",
     0.0,
     0.0,
     30.0,
-    addon="max_decode_seconds",
+    advanced=True,
 )
 # The volume multiplier a request, a preset or the server may ask for.
 VOLUME_RANGE = (0.0, 4.0)
 VOLUME = Option(
     "--volume",
-    "Loudness multiplier on top of the equal loudness of every voice (1.0 = -20 LUFS); "
-    "peaks are limited, never clipped.",
+    "Loudness on top of every voice's equal loudness; peaks limited, never clipped.",
     "float",
     1.0,
     *VOLUME_RANGE,
@@ -191,7 +223,7 @@ VOLUME = Option(
 )
 LEAD_SILENCE = Option(
     "--lead-silence",
-    "Milliseconds of silence before the speech of each request (speakers that wake late).",
+    "Milliseconds of silence before each answer (speakers that wake late).",
     "int",
     0,
     0,
@@ -200,7 +232,7 @@ LEAD_SILENCE = Option(
 )
 TAIL_SILENCE = Option(
     "--tail-silence",
-    "Milliseconds of silence after the speech of each request (speakers that cut the end).",
+    "Milliseconds of silence after each answer (speakers that cut the end).",
     "int",
     0,
     0,
@@ -209,12 +241,12 @@ TAIL_SILENCE = Option(
 )
 DOWNLOAD = Option(
     "--download",
-    "Fetch the upstream model and voices into the first data dir if missing, verified.",
+    "Fetch the upstream model and 54 voices into the first data dir if missing.",
     "choice",
     choices=tuple(sorted(MODEL_FILES)),
 )
 DOWNLOAD_URL = Option(
-    "--download-url", "Where --download fetches from.", default=DEFAULT_DOWNLOAD_URL
+    "--download-url", "Where --download fetches from.", default=DEFAULT_DOWNLOAD_URL, advanced=True
 )
 DEBUG = Option("--debug", "Log in detail.", "flag", False, addon="debug_logging")
 
@@ -237,7 +269,9 @@ SHARED = (
 )
 
 # ---------------------------------------------------------------- the server's own
-URI = Option("--uri", "tcp://, unix:// or stdio://", default="tcp://0.0.0.0:10200")
+URI = Option(
+    "--uri", "Where Wyoming listens: tcp://, unix:// or stdio://.", default="tcp://0.0.0.0:10200"
+)
 ZEROCONF = Option(
     "--zeroconf",
     "Advertise over zeroconf (_wyoming._tcp), optionally under NAME.",
@@ -245,10 +279,10 @@ ZEROCONF = Option(
     flag_value="",
 )
 ZEROCONF_ADDRESS = Option(
-    "--zeroconf-address", "Address to advertise (default: the outgoing interface)."
+    "--zeroconf-address", "Address to advertise (default: the outgoing interface's).", advanced=True
 )
 ZEROCONF_INTERFACE = Option(
-    "--zeroconf-interface", "Interface address(es) for mDNS.", multiple=True
+    "--zeroconf-interface", "Interface address for mDNS (repeatable).", multiple=True, advanced=True
 )
 IDLE_TIMEOUT = Option(
     "--idle-timeout",
@@ -259,51 +293,60 @@ IDLE_TIMEOUT = Option(
     86_400,
     addon="idle_timeout",
 )
-PRELOAD = Option("--preload", "Start the worker at start-up.", "flag", False)
+PRELOAD = Option("--preload", "Start the worker at start-up.", "flag", False, advanced=True)
 PREFORK = Option(
     "--prefork",
-    "Keep a small parent with the libraries imported that forks each worker: the first "
-    "request after an idle unload is answered sooner (about 0.2 s here, more on a "
-    "Raspberry Pi); costs about 75 MB while idle.",
+    "Fork each worker from a waiting parent: faster cold start, more idle memory.",
     "flag",
     False,
-    addon="prefork",
+    advanced=True,
 )
 DECODE = Option(
     "--decode",
-    "How the first call of an utterance is decoded: in windows (audio after its first "
-    "0.4 s of speech is ready, the sentence spoken whole; later calls too when they would "
-    "come late) or whole (the sentence cut into phrases so that its first call is short).",
+    "First call of an utterance: in windows (sooner audio) or whole (cut into phrases).",
     "choice",
     "windows",
     choices=("windows", "whole"),
+    advanced=True,
 )
 PHRASE_WAIT = Option(
     "--phrase-wait",
-    "Seconds a streamed first sentence is waited for before its opening phrase is spoken "
-    "alone (a fast LLM's sentence is then spoken whole, with its prosody; 0: at once).",
+    "Seconds to wait for a streamed first sentence before speaking its opening phrase.",
     "float",
     0.2,
     0.0,
     10.0,
-    addon="phrase_wait",
+    advanced=True,
 )
 NO_STREAMING = Option(
-    "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, addon="streaming"
+    "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, advanced=True
 )
-MAX_TEXT_CHARS = Option("--max-text-chars", "Longest text accepted.", "int", 100_000, 1)
+MAX_TEXT_CHARS = Option(
+    "--max-text-chars", "Longest text accepted.", "int", 100_000, 1, advanced=True
+)
 MIN_FREE_MB = Option(
-    "--min-free-mb", "Refuse to start the worker with less available memory.", "int", 400, 0
+    "--min-free-mb",
+    "Refuse to start the worker with less available memory.",
+    "int",
+    400,
+    0,
+    advanced=True,
 )
 CONNECTION_TIMEOUT = Option(
     "--connection-timeout",
-    "Close a connection that sends or reads nothing for this long (seconds).",
+    "Seconds a connection may send or read nothing before it is closed.",
     "float",
     600.0,
     1,
+    advanced=True,
 )
 MAX_CONNECTIONS = Option(
-    "--max-connections", "Refuse further connections beyond this many at once.", "int", 64, 1
+    "--max-connections",
+    "Connections open at once, per protocol; more are refused.",
+    "int",
+    64,
+    1,
+    advanced=True,
 )
 HTTP = Option(
     "--http",
@@ -312,27 +355,44 @@ HTTP = Option(
 )
 API_KEY = Option("--api-key", "Bearer token that HTTP requests must send.", addon="api_key")
 CORS_ORIGIN = Option(
-    "--cors-origin", "Origin allowed to call the HTTP API from a browser.", multiple=True
+    "--cors-origin",
+    "Browser origin allowed to call the HTTP API (repeatable).",
+    multiple=True,
+    advanced=True,
 )
 
+# In the order --help lists them: what a user sets, then (under --help-all) the rest.
 SERVER = (
     URI,
     ZEROCONF,
-    ZEROCONF_ADDRESS,
-    ZEROCONF_INTERFACE,
-    *SHARED[:-1],
+    VOICE,
+    SPEED,
+    VOLUME,
+    LEAD_SILENCE,
+    TAIL_SILENCE,
+    DATA_DIR,
+    DOWNLOAD,
     IDLE_TIMEOUT,
+    HTTP,
+    API_KEY,
+    DEBUG,
+    MODEL,
+    VOICES,
+    DOWNLOAD_URL,
     PRELOAD,
     PREFORK,
+    THREADS,
+    MAX_CALL_TOKENS,
+    MAX_DECODE_SECONDS,
     DECODE,
-    NO_STREAMING,
     PHRASE_WAIT,
+    NO_STREAMING,
+    NO_NORMALIZE,
     MAX_TEXT_CHARS,
     MIN_FREE_MB,
     CONNECTION_TIMEOUT,
     MAX_CONNECTIONS,
-    HTTP,
-    API_KEY,
     CORS_ORIGIN,
-    DEBUG,
+    ZEROCONF_ADDRESS,
+    ZEROCONF_INTERFACE,
 )

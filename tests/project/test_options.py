@@ -1,5 +1,6 @@
 """The option table (options.py) is the one source of every option's facts: both
-commands, Settings and the add-on's config.yaml and translations must agree with it."""
+commands, Settings, docs/options.md and the add-on's config.yaml and translations must
+agree with it; `--help` shows a user's options, `--help-all` every one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import click
 import pytest
 import yaml
+from click.testing import CliRunner
 from kokoro_say.main import main as say_main
 
 from wyoming_kokoro import __main__ as server_command
@@ -18,7 +20,8 @@ from wyoming_kokoro import options
 from wyoming_kokoro.__main__ import main as server_main
 from wyoming_kokoro.settings import Settings
 
-ADDON = Path(__file__).resolve().parents[2] / "addon"
+ROOT = Path(__file__).resolve().parents[2]
+ADDON = ROOT / "addon"
 # Options only the add-on has, each turned into flags by its run script.
 ADDON_ONLY = {
     "model": "embedded, or a variant to --download",
@@ -49,7 +52,7 @@ def test_both_commands_take_shared_options_from_the_table(
 
 def test_every_server_option_is_in_the_table() -> None:
     table = {option.name for option in options.SERVER}
-    assert set(params_of(server_main)) - {"version", "help"} == table
+    assert set(params_of(server_main)) - {"version", "help", "help_all"} == table
     assert len(table) == len(options.SERVER), "an option is listed twice"
 
 
@@ -105,10 +108,13 @@ def addon_schema(option: options.Option) -> tuple[str, Any]:
 
 
 def test_the_addon_schema_follows_the_table(addon_config: dict[str, Any]) -> None:
+    # The add-on offers a few of the table's options (any subset), each as the table says.
     schema, defaults = addon_config["schema"], addon_config["options"]
     in_table = {option.addon: option for option in options.SERVER if option.addon}
-    assert set(schema) == set(in_table) | set(ADDON_ONLY), "an add-on option is unaccounted for"
-    for name, option in in_table.items():
+    unaccounted = set(schema) - set(in_table) - set(ADDON_ONLY)
+    assert not unaccounted, f"add-on options the table does not name: {unaccounted}"
+    for name in set(schema) & set(in_table):
+        option = in_table[name]
         kind, default = addon_schema(option)
         if kind == "str?":
             # A secret is typed password? so the Supervisor hides it; unset means no value.
@@ -124,7 +130,7 @@ def test_the_addon_translations_cover_exactly_its_options(addon_config: dict[str
     assert set(names["configuration"]) == set(addon_config["schema"])
     checked = 0
     for option in options.SERVER:
-        if option.addon is None:
+        if option.addon not in names["configuration"]:
             continue
         text = names["configuration"][option.addon]["description"]
         # A range the description spells out ("from 0.5 (slow) to 2.0") is the table's.
@@ -132,23 +138,104 @@ def test_the_addon_translations_cover_exactly_its_options(addon_config: dict[str
         if spelled:
             assert (float(spelled[1]), float(spelled[2])) == (option.low, option.high), text
             checked += 1
-    assert checked >= 2, "speed and max_call_tokens spell out their ranges"
+    if "speed" in addon_config["schema"]:
+        assert checked >= 1, "speed spells out its range"
 
 
-def test_the_readme_table_lists_every_server_option_with_its_default() -> None:
-    readme = (ADDON.parent / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Server options", 1)[1].split("\n#", 1)[0]
-    rows = {}
-    for line in section.splitlines():
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        for flag in re.findall(r"`(--[\w-]+)", cells[0]) if line.startswith("| `--") else []:
-            rows[flag] = cells[1]
+def server_part_of_docs() -> str:
+    """docs/options.md up to its kokoro-say section (whose own options follow it)."""
+    text = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
+    return text.split("\n## kokoro-say", 1)[0]
+
+
+def docs_rows() -> dict[str, list[str]]:
+    """docs/options.md's table rows by flag: | `--flag` | env var | default | meaning |."""
+    text = server_part_of_docs()
+    rows: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if not line.startswith("| `--"):
+            continue
+        # Cells split at each | that is not escaped (`int8\|fp16` is one cell).
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        flag = re.match(r"`(--[\w-]+)", cells[0])
+        assert flag, line
+        assert flag[1] not in rows, f"docs/options.md lists {flag[1]} twice"
+        rows[flag[1]] = cells
+    return rows
+
+
+def test_docs_options_lists_every_server_option_with_its_env_and_default() -> None:
+    rows = docs_rows()
     for option in options.SERVER:
-        assert option.flag in rows, f"README's options table lacks {option.flag}"
+        assert option.flag in rows, f"docs/options.md lacks {option.flag}"
+        _, env, default, meaning = rows[option.flag][:4]
+        assert env == f"`{option.envvar}`", option.flag
+        assert meaning, option.flag
         if option.kind in ("int", "float"):
-            assert float(rows[option.flag]) == option.default, option.flag
-        if option.kind == "flag":
-            assert rows[option.flag] == "off", option.flag
+            assert float(default) == option.default, option.flag
+        elif option.kind == "flag":
+            assert default == "off", option.flag
+        elif option.kind == "choice" and option.default is not None:
+            assert default == f"`{option.default}`", option.flag
+    stale = set(rows) - {option.flag for option in options.SERVER}
+    assert not stale, f"docs/options.md lists options the server lacks: {stale}"
+
+
+def docs_sections() -> dict[str, str]:
+    """docs/options.md's flags by the heading they are under."""
+    text = server_part_of_docs()
+    where: dict[str, str] = {}
+    heading = ""
+    for line in text.splitlines():
+        if line.startswith("## "):
+            heading = line[3:]
+        elif line.startswith("| `--"):
+            where[re.findall(r"`(--[\w-]+)", line)[0]] = heading
+    return where
+
+
+def test_docs_options_tells_which_options_are_behind_help_all() -> None:
+    # The advanced options, and only they, are under headings marked (--help-all).
+    sections = docs_sections()
+    for option in options.SERVER:
+        behind = "(--help-all)" in sections[option.flag]
+        assert behind == option.advanced, f"{option.flag} is under {sections[option.flag]!r}"
+
+
+def help_options(args: list[str]) -> list[str]:
+    """The options a help screen lists, by their long flag."""
+    result = CliRunner().invoke(server_main, args, prog_name="wyoming-kokoro")
+    assert result.exit_code == 0, result.output
+    listed = result.output.split("\nOptions:\n", 1)[1]
+    return re.findall(r"^  (?:-\w, )?(--[\w-]+)", listed, re.M)
+
+
+def test_help_shows_a_users_options_and_help_all_every_one() -> None:
+    shown = help_options(["--help"])
+    assert len(shown) <= 16, f"--help lists {len(shown)} options: {shown}"
+    user = [option.flag for option in options.SERVER if not option.advanced]
+    assert [flag for flag in shown if flag in user] == user
+    assert not {option.flag for option in options.SERVER if option.advanced} & set(shown)
+    everything = help_options(["--help-all"])
+    assert [flag for flag in everything if flag.startswith("--help")] == ["--help-all", "--help"]
+    assert {option.flag for option in options.SERVER} <= set(everything)
+    assert len(everything) == len(options.SERVER) + 3  # --help-all, --version, --help
+
+
+def test_a_hidden_option_works_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KOKORO_MIN_FREE_MB", "123")
+    context = server_main.make_context(
+        "wyoming-kokoro", ["--max-decode-seconds", "2.5", "--decode", "whole", "--prefork"]
+    )
+    assert context.params["max_decode_seconds"] == 2.5
+    assert (context.params["decode"], context.params["prefork"]) == ("whole", True)
+    assert context.params["min_free_mb"] == 123
+
+
+def test_help_all_leaves_the_options_hidden_afterwards() -> None:
+    help_options(["--help-all"])
+    hidden = {param.name for param in server_main.params if getattr(param, "hidden", False)}
+    assert hidden == {option.name for option in options.SERVER if option.advanced}
 
 
 FLOAT_OPTIONS = [option for option in options.SERVER if option.kind == "float"]
@@ -170,3 +257,16 @@ def test_a_non_finite_value_from_the_environment_is_refused(
     monkeypatch.setenv("KOKORO_SPEED", "nan")
     with pytest.raises(click.BadParameter, match="finite"):
         say_main.make_context("kokoro-say", [])
+
+
+def test_docs_options_names_every_kokoro_say_option() -> None:
+    text = (ROOT / "docs" / "options.md").read_text(encoding="utf-8")
+    section = text.split("\n## kokoro-say", 1)[1]
+    flags = {
+        opt
+        for param in say_main.params
+        for opt in param.opts
+        if opt.startswith("--") and opt not in ("--help", "--version")
+    }
+    missing = {flag for flag in flags if f"`{flag}" not in section}
+    assert not missing, f"docs/options.md's kokoro-say section lacks {sorted(missing)}"
