@@ -204,7 +204,7 @@ MAX_CALL_TOKENS = Option(
 # A call decoded whole holds its activations at once; windows bound the peak.
 MAX_DECODE_SECONDS = Option(
     "--max-decode-seconds",
-    "Longest speech decoded at once, at least 1 (0: calls whole); less memory.",
+    "Longest speech decoded at once, in seconds (0: calls whole); less memory.",
     "float",
     0.0,
     0.0,
