@@ -75,9 +75,9 @@ def _settings_from(params: dict[str, Any]) -> Settings:
 def main(**params: Any) -> None:
     """Kokoro-82M text to speech over the Wyoming protocol (Home Assistant).
 
+    \b
     Each option can also be set in the environment as KOKORO_<OPTION>.
-
-    --help-all lists the tuning options and limits too; docs/options.md explains all.
+    More options (tuning, limits): --help-all. All explained: docs/options.md.
     """
     configured = _settings_from(params)
     logging.basicConfig(
