@@ -404,3 +404,36 @@ def test_long_input_keeps_every_word() -> None:
     assert len(out) > len(text)
     for word in ("kitchen", "light", "outside", "alarm", "costs", "see"):
         assert out.count(word) == text.count(word)
+
+
+LANGUAGES = [US, GB, "es", "fr-fr", "it", "pt-br", "hi", "ja", "zh"]
+SEVEN = {US: "seven", GB: "seven", "es": "siete", "fr-fr": "sept", "it": "sette",
+         "pt-br": "sete", "hi": "सात", "ja": "seven", "zh": "seven"}  # fmt: skip
+# Past Python's limit for turning digits into an int (4,300 by default): every pass that
+# reads a number must read these some other way, not raise ValueError.
+LONG = "7" * 5_000
+LONG_FORMS = [LONG, f"{LONG}.5", f"0.{LONG}", f"${LONG}", f"{LONG} €", f"{LONG}%",
+              f"{LONG} km", f"{LONG}th", f"1/{LONG}", f"{LONG}-{LONG}", f"-{LONG}",
+              "1," * 2_000 + "000", f"{LONG}:30", f"USD {LONG}.25"]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("form", range(len(LONG_FORMS)))
+def test_a_digit_run_of_any_length_is_read_not_raised(lang: str, form: int) -> None:
+    text = f"Code {LONG_FORMS[form]} now"
+    said = normalize(text, lang)
+    assert said.startswith("Code") and said.endswith("now")
+    if lang not in ("ja", "zh"):  # Latin text in those is read as English
+        # Digit by digit (or as a number): every seven is said, none is lost.
+        assert said.count(SEVEN[lang]) >= 5_000 or not re.search(r"\d{16}", said), said[:200]
+    assert not re.search(r"\d{100}", said), said[:200]
+
+
+@pytest.mark.parametrize("number", [LONG, f"{LONG}.5", f"0.{LONG}", f"¥{LONG}", f"{LONG}°C"])
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_a_long_digit_run_in_cjk_text_is_read_not_raised(lang: str, number: str) -> None:
+    said = normalize(("暗証番号は" if lang == "ja" else "密码是") + number + "。", lang)
+    if lang == "zh":  # spelled in characters, digit by digit
+        assert said.count("七") >= 5_000 and not re.search(r"\d{100}", said), said[:200]
+    else:  # left to OpenJTalk, which reads a run this long digit by digit
+        assert said.count("7") >= 5_000, said[:200]

@@ -99,6 +99,20 @@ def test_malformed_or_hostile_ssml_is_an_error_at_once(doc: str) -> None:
     assert "lol" * 3 not in str(error.value)
 
 
+LONG = "7" * 5_000  # past Python's int-string limit (4,300 digits by default)
+LONG_DATES = [
+    f'<speak><say-as interpret-as="date">{LONG}-01-02</say-as></speak>',
+    f'<speak><say-as interpret-as="date" format="y">{LONG}</say-as></speak>',
+    f'<speak><say-as interpret-as="date" format="dmy">1/{LONG}/2024</say-as></speak>',
+]
+
+
+@pytest.mark.parametrize("doc", LONG_DATES)
+def test_a_date_of_thousands_of_digits_is_an_ssml_error(doc: str) -> None:
+    with pytest.raises(SsmlError, match="date"):
+        parse(doc)
+
+
 def test_what_counts_as_ssml() -> None:
     assert is_ssml("  <speak>hi</speak>") and is_ssml('<?xml version="1.0"?>\n<speak/>')
     assert not is_ssml("speak <b>now</b>") and not is_ssml("<b>bold</b>")
@@ -196,6 +210,21 @@ def test_hostile_ssml_is_refused_quickly_and_the_server_serves_on(served, name: 
     assert refused.value.code == 400
     error = json.loads(refused.value.read())["error"]
     assert error["code"] == "invalid_ssml" and "lol" not in error["message"]
+    assert run(_describe(served.uri)) == "info"
+
+
+def test_a_huge_number_in_ssml_is_a_400_and_an_error_event(served) -> None:
+    # Refused while the document is read, before anything is spoken: OpenAI's error
+    # shape over HTTP, an error event over Wyoming, and the server serves on.
+    doc = LONG_DATES[0]
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(_post(served, {"input": doc}), timeout=30)
+    assert refused.value.code == 400
+    error = json.loads(refused.value.read())["error"]
+    assert error["code"] == "invalid_ssml" and "date" in error["message"]
+    assert error["type"] == "invalid_request_error" and error["param"] == "input"
+    reply = run(_ssml(served.uri, doc))
+    assert reply.errors and "date" in reply.errors[0] and not reply.audio
     assert run(_describe(served.uri)) == "info"
 
 

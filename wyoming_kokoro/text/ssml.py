@@ -298,7 +298,9 @@ def _date(text: str, fmt: str) -> str:
     """ "2024-03-05" with format ymd → "March 5th, 2024" (the normalizer reads the year)."""
     parts = [p for p in re.split(r"[-/.\s]+", text) if p]
     order = [c for c in fmt if c in "ymd"]
-    if len(parts) != len(order) or not all(p.isdigit() for p in parts):
+    # A year has at most four digits, a month or day two: longer is no date (and never
+    # becomes an int, which Python refuses past 4,300 digits).
+    if len(parts) != len(order) or not all(p.isdigit() and len(p) <= 4 for p in parts):
         raise SsmlError(f"<say-as interpret-as='date' format={fmt!r}>: cannot read {text!r}")
     found = dict(zip(order, (int(p) for p in parts), strict=True))
     month, day, year = found.get("m"), found.get("d"), found.get("y")

@@ -13,7 +13,16 @@ from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.en_dates import dates_and_times, weekdays, years
 from wyoming_kokoro.text.normalize.en_text import abbreviations, addresses, phones_and_versions
 from wyoming_kokoro.text.normalize.en_units import money_and_units
-from wyoming_kokoro.text.normalize.en_words import NUMBER, cardinal, number, ordinal, plural, year
+from wyoming_kokoro.text.normalize.en_words import (
+    MOST_DIGITS,
+    NUMBER,
+    cardinal,
+    digits,
+    number,
+    ordinal,
+    plural,
+    year,
+)
 
 _DIGIT_RE = re.compile(r"\d")
 
@@ -117,10 +126,18 @@ def _number(m: re.Match[str], gb: bool) -> str:
     return f"{sign}{number(a, gb)} to {number(b, gb)}"
 
 
+def _ordinal(text: str, gb: bool) -> str:
+    """ "22" -> "twenty-second"; a run of digits too long for a number, digit by digit."""
+    text = text.replace(",", "")
+    if len(text) > MOST_DIGITS:
+        return f"{digits(text[:-1])} {ordinal(int(text[-1]), gb)}"
+    return ordinal(int(text), gb)
+
+
 def _numbers(text: str, gb: bool) -> str:
     if "/" in text:
         text = _FRACTION_RE.sub(lambda m: _fraction(m, gb), text)
-    text = _ORDINAL_RE.sub(lambda m: ordinal(int(m[1].replace(",", "")), gb), text)
+    text = _ORDINAL_RE.sub(lambda m: _ordinal(m[1], gb), text)
     if ":" in text:
         text = _RATIO_RE.sub(lambda m: f"{number(m[1], gb)} to {number(m[2], gb)}", text)
     text = _LETTERS_DIGITS_RE.sub(lambda m: f"{m[1]} {number(m[2], gb)}", text)

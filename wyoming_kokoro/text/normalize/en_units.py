@@ -6,7 +6,7 @@ import re
 from types import MappingProxyType
 from typing import NamedTuple
 
-from wyoming_kokoro.text.normalize.en_words import NUMBER, cardinal, number
+from wyoming_kokoro.text.normalize.en_words import MOST_DIGITS, NUMBER, cardinal, number
 
 
 class _Money(NamedTuple):
@@ -199,7 +199,7 @@ def _money(m: re.Match[str], gb: bool) -> str:
     if m["scale"]:
         return f"{sign}{number(text, gb)} {_SCALES[m['scale']]} {money.many}"
     whole, _, frac = text.partition(".")
-    if money.sub_one is None or len(frac) > 2:
+    if money.sub_one is None or len(frac) > 2 or len(whole) > MOST_DIGITS:
         return f"{sign}{number(text, gb)} {money.one if text == '1' else money.many}"
     major, minor = int(whole), int(frac.ljust(2, "0")) if frac else 0
     parts = []

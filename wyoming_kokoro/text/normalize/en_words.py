@@ -21,6 +21,10 @@ _ORDINAL_WORDS = MappingProxyType(
      "nine": "ninth", "twelve": "twelfth"}
 )  # fmt: skip
 
+# Longer runs of digits are codes, not quantities: read digit by digit, never made an int
+# (which Python also refuses past 4,300 digits).
+MOST_DIGITS = 18
+
 # A written number: "1,234.56" (thousands commas) or "21.5" or "7".
 NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?"
 
@@ -109,7 +113,7 @@ def number(text: str, gb: bool = False) -> str:
     whole, _, frac = text.replace(",", "").partition(".")
     if not whole:
         words = ""
-    elif (len(whole) > 1 and whole[0] == "0") or len(whole) > 18:
+    elif (len(whole) > 1 and whole[0] == "0") or len(whole) > MOST_DIGITS:
         words = digits(whole)  # codes and IDs, not quantities
     else:
         words = cardinal(int(whole), gb)

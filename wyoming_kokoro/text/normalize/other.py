@@ -147,10 +147,28 @@ _MILLIONS_RE = re.compile(
 _OF = MappingProxyType({"es": " de ", "fr": " de ", "it": " di ", "pt-br": " de "})
 
 
+# Past num2words' limits (and anyone's ear) a number is read digit by digit; written
+# digits that long never become an int (Python refuses past 4,300 of them).
+_MOST_DIGITS = 15
+
+
+_LONG_RUN = re.compile(rf"\d{{{_MOST_DIGITS + 1},}}")
+
+
+def _digits(text: str, lang: str) -> str:
+    return " ".join(_cardinal(int(d), lang) for d in text if d.isdigit())
+
+
+def _whole(text: str, lang: str) -> str:
+    """The words for a run of digits: a number, or digit by digit when too long."""
+    text = text.lstrip("0") or "0"
+    return _digits(text, lang) if len(text) > _MOST_DIGITS else _cardinal(int(text), lang)
+
+
 def _cardinal(n: int, lang: str) -> str:
     spec = _LANGS[lang]
-    if n >= 10**15:  # past num2words' limits (and anyone's ear): read the digits
-        return " ".join(_cardinal(int(d), lang) for d in str(n))
+    if n >= 10**_MOST_DIGITS:
+        return _digits(str(n), lang)
     if not spec.n2w:
         return hindi_cardinal(n)
     words = num2words(n, lang=spec.n2w).replace(",", "")
@@ -174,8 +192,8 @@ def _agree(words: str, n: int, lang: str, feminine: bool) -> str:
     return words
 
 
-def _split(text: str, lang: str) -> tuple[int, str]:
-    """Whole part and fraction digits of a written number."""
+def _split(text: str, lang: str) -> tuple[str, str]:
+    """Whole part and fraction digits of a written number ("0" for no whole part)."""
     if lang == "hi":
         whole, _, frac = text.replace(",", "").partition(".")
     elif "," in text:
@@ -185,15 +203,21 @@ def _split(text: str, lang: str) -> tuple[int, str]:
         whole, frac = text.replace(".", ""), ""
     else:
         whole, _, frac = text.partition(".")
-    return int(whole or 0), frac
+    return whole.lstrip("0") or "0", frac
+
+
+def _value(whole: str) -> int | None:
+    """A whole part as a number, or None when it is read digit by digit."""
+    return None if len(whole) > _MOST_DIGITS else int(whole)
 
 
 def _say(text: str, lang: str, feminine: bool | None = None) -> str:
     """Read a written number; with ``feminine`` set it is followed by a noun."""
-    whole, frac = _split(text, lang)
-    words = _cardinal(whole, lang)
+    whole_text, frac = _split(text, lang)
+    words, whole = _whole(whole_text, lang), _value(whole_text)
     if not frac:
-        return words if feminine is None else _agree(words, whole, lang, feminine)
+        # Read digit by digit (whole is None), no noun agrees with the number.
+        return words if feminine is None or whole is None else _agree(words, whole, lang, feminine)
     if lang != "hi" and len(frac) <= 2 and frac[0] != "0":
         tail = _cardinal(int(frac), lang)  # "tres coma catorce"
     else:
@@ -217,8 +241,9 @@ def _money(m: re.Match[str], lang: str) -> str:
         return m[0]
     one, many, cent, cents, feminine = spec.money[code]
     sign = spec.minus + " " if m["neg"] else ""
-    whole, frac = _split(m["num"], lang)
-    if cent is None or cents is None or len(frac) > 2:
+    whole_text, frac = _split(m["num"], lang)
+    whole = _value(whole_text)
+    if cent is None or cents is None or len(frac) > 2 or whole is None:
         words = _say(m["num"], lang, None if frac else feminine)
         return sign + _with_noun(words, one if (whole, frac) == (1, "") else many, lang)
     minor = int(frac.ljust(2, "0")) if frac else 0
@@ -288,4 +313,6 @@ def normalize_other(text: str, lang: str) -> str:
     text = pats.suffix_money.sub(lambda m: _money(m, lang), text)
     text = pats.quantity.sub(lambda m: _quantity(m, lang), text)
     text = pats.number.sub(lambda m: _number(m, lang), text)
+    # What no pass read ("123th", "A1234…"): a run this long is said digit by digit.
+    text = _LONG_RUN.sub(lambda m: f" {_digits(m[0], lang)} ", text)
     return SPACE_RUN.sub(" ", text).strip()

@@ -25,6 +25,9 @@ _CELSIUS = re.compile(rf"({_NUM})\s?°\s?C")
 _DEGREE = re.compile(rf"({_NUM})\s?°")
 _DIGITS = re.compile(r"(?<![\d.])(?:0\d{4,}|\d{8,})(?![\d.])")
 _DIGIT_WORDS = dict(zip("0123456789", "零一二三四五六七八九", strict=True))
+# cn2an reads at most 16 digits (it drops the rest of a longer fraction): longer
+# numbers are spelled digit by digit before it runs.
+_LONG_NUMBER = re.compile(r"\d{17,}(?:\.\d+)?|\d+\.\d{17,}")
 # 两 rather than 二 for a lone 2 before a measure word or an hour.
 _LIANG = re.compile(r"(?<![\d.])2(?=\s?[个位只次本张条件种名家点天年台辆杯瓶块岁周])")
 
@@ -41,6 +44,11 @@ def _time(match: re.Match[str]) -> str:
     return words
 
 
+def _spelled(match: re.Match[str]) -> str:
+    """Digits one by one in characters, a decimal point as 点."""
+    return "".join(_DIGIT_WORDS.get(c, "点") for c in match.group())
+
+
 def normalize_chinese(text: str) -> str:
     """Written Mandarin → characters a reader would say, numbers included."""
     import cn2an  # only the worker that speaks Chinese pays for it
@@ -54,7 +62,8 @@ def normalize_chinese(text: str) -> str:
     )
     text = _CELSIUS.sub(r"\1摄氏度", text)
     text = _DEGREE.sub(r"\1度", text)
-    text = _DIGITS.sub(lambda m: "".join(_DIGIT_WORDS[d] for d in m.group()), text)
+    text = _LONG_NUMBER.sub(_spelled, text)
+    text = _DIGITS.sub(_spelled, text)
     text = _LIANG.sub("两", text)
     text = RANGE.sub("到", text)
     try:
