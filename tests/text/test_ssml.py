@@ -60,7 +60,7 @@ def test_segments_of_a_document() -> None:
     [
         ('<say-as interpret-as="characters">KQX</say-as>', "K Q X"),
         ('<say-as interpret-as="cardinal">1,234</say-as>', "1234"),
-        ('<say-as interpret-as="date" format="dmy">5/3/2024</say-as>', "March 5th, 2024"),
+        ('<say-as interpret-as="date" format="dmy">5/3/2024</say-as>', "2024-03-05"),
         ('<say-as interpret-as="time">7:30 pm</say-as>', "7:30 pm"),
         ('<say-as interpret-as="telephone">+1 555-0100</say-as>', "plus 1, 5 5 5, 0 1 0 0"),
         ('<phoneme alphabet="ipa" ph="ˈtoʊmɑːtoʊ">tomato</phoneme>', "\ue000ˈtOmɑtO\ue001"),
@@ -111,6 +111,55 @@ LONG_DATES = [
 def test_a_date_of_thousands_of_digits_is_an_ssml_error(doc: str) -> None:
     with pytest.raises(SsmlError, match="date"):
         parse(doc)
+
+
+# <say-as interpret-as="date"> as each language says it (after its normalizer):
+# the month's name in the voice's language, never English words in another.
+DATES = {
+    "en-us": ("March fifth, twenty twenty-four", "March fifth", "March twenty twenty-four"),
+    "en-gb": ("the fifth of March, twenty twenty-four", "the fifth of March",
+              "March twenty twenty-four"),
+    "es": ("cinco de marzo de dos mil veinticuatro", "cinco de marzo",
+           "marzo de dos mil veinticuatro"),
+    "fr-fr": ("cinq mars deux mille vingt-quatre", "cinq mars", "mars deux mille vingt-quatre"),
+    "it": ("cinque marzo duemilaventiquattro", "cinque marzo", "marzo duemilaventiquattro"),
+    "pt-br": ("cinco de março de dois mil e vinte e quatro", "cinco de março",
+              "março de dois mil e vinte e quatro"),
+    "hi": ("पाँच मार्च दो हज़ार चौबीस", "पाँच मार्च", "मार्च दो हज़ार चौबीस"),
+    "ja": ("今日は2024年3月5日です", "今日は3月5日です", "今日は2024年3月です"),
+    "zh": ("今天是二零二四年三月五日", "今天是三月五日", "今天是二零二四年三月"),
+}  # fmt: skip
+_AROUND = {"ja": ("今日は", "です"), "zh": ("今天是", "")}
+
+
+@pytest.mark.parametrize("lang", list(DATES))
+def test_a_date_is_said_in_the_voices_language(lang: str) -> None:
+    from wyoming_kokoro.text.normalize import normalize
+
+    before, after = _AROUND.get(lang, ("", ""))
+    forms = [
+        ("dmy", "5/3/2024"),  # 5 March 2024, written day first
+        ("md", "3-5"),
+        ("ym", "2024.03"),
+    ]
+    for (fmt, written), expected in zip(forms, DATES[lang], strict=True):
+        doc = f'<speak>{before}<say-as interpret-as="date" format="{fmt}">{written}</say-as>'
+        (segment,) = parse(doc + f"{after}</speak>")
+        assert isinstance(segment, Say)
+        said = normalize(segment.text.strip(), lang)
+        if lang in ("ja", "zh"):  # the spaces around a say-as are no words there
+            said = said.replace(" ", "")
+        assert said == expected, (fmt, lang)
+
+
+def test_a_day_first_date_of_the_first_of_the_month() -> None:
+    from wyoming_kokoro.text.normalize import normalize
+
+    (segment,) = parse('<speak><say-as interpret-as="date" format="dm">1.6</say-as></speak>')
+    assert isinstance(segment, Say)
+    said = {lang: normalize(segment.text, lang) for lang in ("fr-fr", "it", "pt-br", "es")}
+    assert said == {"fr-fr": "premier juin", "it": "primo giugno", "pt-br": "primeiro de junho",
+                    "es": "uno de junio"}  # fmt: skip
 
 
 def test_what_counts_as_ssml() -> None:

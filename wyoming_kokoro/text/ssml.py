@@ -39,20 +39,6 @@ _VOLUMES = {
     "x-loud": 2.0,
 }
 _PARAGRAPH_MS = 250  # after a paragraph, on top of its last sentence's pause
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
 
 
 class SsmlError(ValueError):
@@ -277,7 +263,7 @@ def say_as(element: ET.Element) -> str:
             raise SsmlError(f"<say-as interpret-as='ordinal'>{text}</say-as>: not a number")
         return f" {digits}{_ordinal_suffix(int(digits))} "
     if kind == "date":
-        return f" {_date(text, (element.get('format') or 'ymd').lower())} "
+        return f" {_date(text, (element.get('format') or 'ymd').strip().lower())} "
     if kind == "time":
         return f" {text} "
     if kind in ("telephone", "phone"):
@@ -295,25 +281,38 @@ def _ordinal_suffix(number: int) -> str:
 
 
 def _date(text: str, fmt: str) -> str:
-    """ "2024-03-05" with format ymd → "March 5th, 2024" (the normalizer reads the year)."""
+    """ "5/3/2024" with format dmy → "2024-03-05": the date written as ISO 8601 writes it
+    (or its reduced forms "2024-03", "--03-05", "--03", "---05"), which every language's
+    normalizer reads as a date in its own words. The voice's language is only known
+    later, so no words are chosen here."""
     parts = [p for p in re.split(r"[-/.\s]+", text) if p]
     order = [c for c in fmt if c in "ymd"]
     # A year has at most four digits, a month or day two: longer is no date (and never
     # becomes an int, which Python refuses past 4,300 digits).
-    if len(parts) != len(order) or not all(p.isdigit() and len(p) <= 4 for p in parts):
+    widths = [4 if c == "y" else 2 for c in order]
+    if (
+        not order
+        or len(parts) != len(order)
+        or len(set(order)) != len(order)
+        or not all(p.isdigit() and len(p) <= w for p, w in zip(parts, widths, strict=True))
+    ):
         raise SsmlError(f"<say-as interpret-as='date' format={fmt!r}>: cannot read {text!r}")
     found = dict(zip(order, (int(p) for p in parts), strict=True))
     month, day, year = found.get("m"), found.get("d"), found.get("y")
     if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
         raise SsmlError(f"<say-as interpret-as='date'>: no such date {text!r}")
-    words = []
-    if month is not None:
-        words.append(_MONTHS[month - 1])
-    if day is not None:
-        words.append(f"{day}{_ordinal_suffix(day)}")
-    said = " ".join(words)
-    if year is not None:
-        said = f"{said}, {year}" if said else str(year)
+    if year is not None and len(parts[order.index("y")]) == 2:  # "5/3/24"
+        year += 2000 if year < 70 else 1900  # this century, or the last
+    if year is not None and month is not None:
+        said = f"{year:04d}-{month:02d}" + (f"-{day:02d}" if day is not None else "")
+    elif year is not None and day is not None:
+        raise SsmlError(f"<say-as interpret-as='date' format={fmt!r}>: a day needs its month")
+    elif year is not None:
+        said = f"{year}"  # a year alone: its number
+    elif month is not None:
+        said = f"--{month:02d}" + (f"-{day:02d}" if day is not None else "")
+    else:
+        said = f"---{day:02d}"
     return said
 
 

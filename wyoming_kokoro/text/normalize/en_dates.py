@@ -44,6 +44,12 @@ _YEAR = r"(?:1[1-9]\d\d|20\d\d)"
 _DAY_SUFFIX = r"(?:st|nd|rd|th)?"
 
 _ISO_DATE_RE = re.compile(r"(?<![\w.-])(\d{4})-(\d\d)-(\d\d)(?:(T)(?=\d)|(?![\w-]))")
+# ISO 8601's reduced forms: "2024-03" (a month), "--03-05" (a day of no year), "--03",
+# "---05". SSML's <say-as interpret-as="date"> writes its dates this way.
+_ISO_PART_RE = re.compile(
+    r"(?<![\w.-])(?:(?P<y>\d{4})-(?P<ym>\d\d)|--(?P<m>\d\d)(?:-(?P<md>\d\d))?|---(?P<d>\d\d))"
+    r"(?![\w-]|\.\d)"
+)
 _NUMERIC_DATE_RE = re.compile(r"(?<![\w./-])(\d{1,2})([/.])(\d{1,2})\2(\d{4}|\d\d)(?![\w/]|\.\d)")
 _CONTEXT_DATE_RE = re.compile(
     rf"\b(?:(?P<wd>{_WD})\.?,?|(?P<kw>[Oo]n|by|due|from|until|till|since|before|after))\s+"
@@ -122,6 +128,18 @@ def _iso(m: re.Match[str], gb: bool) -> str:
     if not (1 <= month <= 12 and 1 <= day <= 31):
         return m[0]
     return say_date(day, month, yr, None, gb) + (" at " if m[4] else "")
+
+
+def _iso_part(m: re.Match[str], gb: bool) -> str:
+    month = int(m["ym"] or m["m"] or 1)
+    day = int(m["md"] or m["d"] or 1)
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return m[0]
+    if m["y"]:
+        return f"{MONTHS[month - 1]} {year(int(m['y']), gb)}"
+    if m["md"]:
+        return say_date(day, month, None, None, gb)
+    return MONTHS[month - 1] if m["m"] else f"the {ordinal(day, gb)}"
 
 
 def _day_month_order(a: int, b: int, day_first: bool) -> tuple[int, int]:
@@ -237,6 +255,7 @@ def dates_and_times(text: str, gb: bool) -> str:
         text = _NAMED_DATE_RE.sub(lambda m: _named(m, gb), text)
     if "-" in text:
         text = _ISO_DATE_RE.sub(lambda m: _iso(m, gb), text)
+        text = _ISO_PART_RE.sub(lambda m: _iso_part(m, gb), text)
     if "/" in text or "." in text:
         text = _NUMERIC_DATE_RE.sub(lambda m: _numeric(m, gb), text)
         text = _CONTEXT_DATE_RE.sub(lambda m: _context(m, gb), text)

@@ -13,7 +13,14 @@ import re
 import unicodedata
 
 from wyoming_kokoro.text.charsets import IDEOGRAPHS, KANA
-from wyoming_kokoro.text.normalize.cjk import CLOCK, DATE, RANGE, date_words
+from wyoming_kokoro.text.normalize.cjk import (
+    CLOCK,
+    DATE,
+    PARTIAL_DATE,
+    RANGE,
+    date_words,
+    partial_date_words,
+)
 
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£₩])\s?({_NUM})(?:\s?(万|億|兆))?")
@@ -49,6 +56,7 @@ def normalize_japanese(text: str) -> str:
     # Full-width digits, letters and signs to ASCII, half-width kana to full width.
     text = unicodedata.normalize("NFKC", text)
     text = DATE.sub(date_words, text)
+    text = PARTIAL_DATE.sub(partial_date_words, text)
     text = CLOCK.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text

@@ -146,6 +146,29 @@ _MILLIONS_RE = re.compile(
 )
 _OF = MappingProxyType({"es": " de ", "fr": " de ", "it": " di ", "pt-br": " de "})
 
+# Dates written as ISO 8601 writes them, whole or reduced ("2024-03-05", "2024-03",
+# "--03-05", "--03", "---05"; SSML's say-as dates come this way): month names, and how a
+# day and a year join them ("5 de marzo de 2024", "5 mars 2024"), per language.
+_MONTHS = MappingProxyType(
+    {
+        "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+               "septiembre", "octubre", "noviembre", "diciembre"),
+        "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
+               "septembre", "octobre", "novembre", "décembre"),
+        "it": ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
+               "settembre", "ottobre", "novembre", "dicembre"),
+        "pt-br": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
+                  "setembro", "outubro", "novembro", "dezembro"),
+        "hi": ("जनवरी", "फ़रवरी", "मार्च", "अप्रैल", "मई", "जून", "जुलाई", "अगस्त", "सितंबर",
+               "अक्टूबर", "नवंबर", "दिसंबर"),
+    }
+)  # fmt: skip
+_FIRST_DAY = MappingProxyType({"fr": "premier", "it": "primo", "pt-br": "primeiro"})
+_DATE_RE = re.compile(
+    r"(?<![\w.,/-])(?:(?P<y>\d{4})-(?P<ym>\d\d)(?:-(?P<yd>\d\d))?"
+    r"|--(?P<m>\d\d)(?:-(?P<md>\d\d))?|---(?P<d>\d\d))(?![\w/-]|[.,]\d)"
+)
+
 
 # Past num2words' limits (and anyone's ear) a number is read digit by digit; written
 # digits that long never become an int (Python refuses past 4,300 of them).
@@ -296,6 +319,24 @@ def _time(hour: int, minute: int, lang: str) -> str:
     return f"{hour_words} {'y' if lang == 'es' else 'e'} {mi}"
 
 
+def _date(m: re.Match[str], lang: str) -> str:
+    month_text, day_text = m["ym"] or m["m"], m["yd"] or m["md"] or m["d"]
+    month = int(month_text) if month_text else None
+    day = int(day_text) if day_text else None
+    if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
+        return m[0]
+    # "5 de marzo de 2024" in Spanish and Portuguese; "5 mars 2024", "5 मार्च 2024" else.
+    of = _OF[lang] if lang in ("es", "pt-br") else " "
+    words = []
+    if day is not None:
+        words.append(_FIRST_DAY[lang] if day == 1 and lang in _FIRST_DAY else _cardinal(day, lang))
+    if month is not None:
+        words.append(_MONTHS[lang][month - 1])
+    if m["y"]:
+        words.append(_cardinal(int(m["y"]), lang))
+    return of.join(words)
+
+
 def normalize_other(text: str, lang: str) -> str:
     """Normalize text for one of the languages in _LANGS (keys as given by normalize())."""
     spec = _LANGS[lang]
@@ -306,6 +347,8 @@ def normalize_other(text: str, lang: str) -> str:
     pats = _HI if lang == "hi" else _EU
     if lang == "fr":  # French groups thousands with spaces, plain ones when typed by hand
         text = _FR_GROUPS_RE.sub(lambda m: m[0].replace(" ", ""), text)
+    if "-" in text:  # dates before the numbers and ranges they are written with
+        text = _DATE_RE.sub(lambda m: _date(m, lang), text)
     text = _TIME_RE.sub(lambda m: _time(int(m[1]), int(m[2]), lang), text)
     if lang == "fr":
         text = _FR_HOUR_RE.sub(lambda m: _time(int(m[1]), 0, lang), text)

@@ -13,7 +13,14 @@ import logging
 import re
 import unicodedata
 
-from wyoming_kokoro.text.normalize.cjk import CLOCK, DATE, RANGE, date_words
+from wyoming_kokoro.text.normalize.cjk import (
+    CLOCK,
+    DATE,
+    PARTIAL_DATE,
+    RANGE,
+    date_words,
+    partial_date_words,
+)
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -56,6 +63,7 @@ def normalize_chinese(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _THOUSANDS.sub("", text)
     text = DATE.sub(date_words, text)
+    text = PARTIAL_DATE.sub(partial_date_words, text)
     text = CLOCK.sub(_time, text)
     text = _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
