@@ -80,7 +80,7 @@ def cpu_used(before: dict[int, int], after: dict[int, int], skip: set[int]) -> f
 
 def machine() -> dict[str, str | int]:
     """What the numbers were measured on."""
-    from wyoming_kokoro.options import default_threads
+    from wyoming_kokoro.cpus import automatic_threads
 
     model = "unknown"
     for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -93,7 +93,7 @@ def machine() -> dict[str, str | int]:
         "onnxruntime": version("onnxruntime"),
         "kokoro_onnx": version("kokoro-onnx"),
         "python": platform.python_version(),
-        "threads": default_threads(),
+        "threads": automatic_threads(),
     }
 
 

@@ -14,7 +14,7 @@ import texts
 from procs import mark
 
 from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.options import default_threads
+from wyoming_kokoro.cpus import automatic_threads
 from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
 from wyoming_kokoro.text.pieces import split_text
 
@@ -32,7 +32,7 @@ def peak_rss_mb() -> float:
 
 def load_engine(decode: str = "windows", max_decode_seconds: float = 0.0) -> Engine:
     options = EngineOptions(
-        threads=default_threads(), decode=decode, max_decode_seconds=max_decode_seconds
+        threads=automatic_threads(), decode=decode, max_decode_seconds=max_decode_seconds
     )
     engine = Engine(resolve(None, None, []), options)
     engine.warm_up()
@@ -169,7 +169,7 @@ def core_rss_kokoro(quick: bool) -> Result:
 
     assets = resolve(None, None, [])
     options = ort.SessionOptions()  # kokoro-onnx's defaults, only the thread count set
-    options.intra_op_num_threads = default_threads()
+    options.intra_op_num_threads = automatic_threads()
     session = ort.InferenceSession(
         str(prepare_model(assets)), sess_options=options, providers=["CPUExecutionProvider"]
     )

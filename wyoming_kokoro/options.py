@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,12 +162,6 @@ def help_all() -> Callable[[F], F]:
         callback=show,
         help="Show every option, tuning and limits included, and exit.",
     )
-
-
-def default_threads() -> int:
-    """Logical CPUs, at most 4: small boxes have 2-4 (on SMT machines this can exceed the
-    physical cores that onnxruntime scales with; set --threads there)."""
-    return max(1, min(4, os.cpu_count() or 1))
 
 
 # ---------------------------------------------------------------- shared by both commands

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wyoming_kokoro import options as o
+from wyoming_kokoro.cpus import automatic_threads
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class WorkerSettings:
 
     @property
     def effective_threads(self) -> int:
-        return self.threads or o.default_threads()
+        return self.threads or automatic_threads()
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,8 @@ from support.privileges import can_mount_privately
 from support.session_speech import speak
 
 from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
-from wyoming_kokoro.synthesis.runtime import (
-    GRAPH,
-    WEIGHTS,
-    automatic_threads,
-    cgroup_cpu_quota,
-    create_session,
-    optimized_copy,
-)
+from wyoming_kokoro.cpus import automatic_threads, cgroup_cpu_quota
+from wyoming_kokoro.synthesis.runtime import GRAPH, WEIGHTS, create_session, optimized_copy
 
 
 @pytest.fixture(scope="module")
@@ -308,7 +302,7 @@ def test_automatic_threads_fit_the_quota_and_the_affinity(
 @pytest.mark.skipif(shutil.which("taskset") is None, reason="needs taskset (util-linux)")
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs to confine to 1")
 def test_a_process_confined_by_taskset_gets_one_thread() -> None:
-    probe = "from wyoming_kokoro.synthesis.runtime import automatic_threads as a; print(a())"
+    probe = "from wyoming_kokoro.cpus import automatic_threads as a; print(a())"
     free = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     confined = subprocess.run(
         ["taskset", "-c", "0", sys.executable, "-c", probe],

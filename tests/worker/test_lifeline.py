@@ -73,7 +73,7 @@ def test_the_model_cut_ends_with_its_killed_server_and_cleans_up(tmp_path: Path)
 def test_a_child_whose_parent_is_already_gone_exits_at_once() -> None:
     # The parent it was told of is not its parent (any more): no signal would come.
     script = (
-        "from wyoming_kokoro.worker.lifeline import die_with_parent\n"
+        "from wyoming_kokoro.lifeline import die_with_parent\n"
         "die_with_parent(1)\n"
         "print('still here')\n"
     )

@@ -13,7 +13,7 @@ import sys
 
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.cut import ready, room_for, split_dir
-from wyoming_kokoro.worker.lifeline import child_env
+from wyoming_kokoro.lifeline import child_env
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ def start_build(assets: Assets, teach: str | None = None) -> asyncio.Task[None] 
             "wyoming_kokoro.synthesis.split",
             *args,
             stdin=asyncio.subprocess.DEVNULL,
-            env=child_env(),  # it ends with the server (see worker/lifeline.py)
+            env=child_env(),  # it ends with the server (see lifeline.py)
             preexec_fn=lambda: os.nice(19),  # the build must never slow a request down
         )
         try:

@@ -26,8 +26,8 @@ from typing import Protocol
 
 from wyoming.event import async_read_event, async_write_event
 
+from wyoming_kokoro.lifeline import child_env
 from wyoming_kokoro.protocol import BadMessage, Exited, Message, Ready, Setup, Stop, decode
-from wyoming_kokoro.worker.lifeline import child_env
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from wyoming_kokoro.catalog.voices import VoiceSpec
-from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, MAX_DECODE_SECONDS, default_threads
+from wyoming_kokoro.cpus import automatic_threads
+from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, MAX_DECODE_SECONDS
 
 
 @dataclass
 class EngineOptions:
     """How the model runs and what text processing applies."""
 
-    threads: int = field(default_factory=default_threads)
+    threads: int = field(default_factory=automatic_threads)
     normalize: bool = True
     lexicon: dict[str, str] = field(default_factory=dict)
     prefer_misaki: bool = True

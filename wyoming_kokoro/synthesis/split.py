@@ -129,7 +129,7 @@ def _terminated(signum: int, _frame: object) -> None:
 
 def _own_process() -> None:
     """End with the server that started it; keep temporary files to itself."""
-    from wyoming_kokoro.worker.lifeline import die_with_parent, parent_from_env
+    from wyoming_kokoro.lifeline import die_with_parent, parent_from_env
     from wyoming_kokoro.worker.scratch import own_tempdir
 
     # SIGTERM, not SIGKILL: the half-built parts in the cache are removed on the way.

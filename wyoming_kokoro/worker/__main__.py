@@ -9,7 +9,7 @@ import os
 import sys
 from typing import BinaryIO
 
-from wyoming_kokoro.worker.lifeline import die_with_parent, parent_from_env
+from wyoming_kokoro.lifeline import die_with_parent, parent_from_env
 from wyoming_kokoro.worker.loop import run_loop
 from wyoming_kokoro.worker.scratch import own_tempdir
 from wyoming_kokoro.worker.zygote import wait_and_fork

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from typing import BinaryIO
 
+from wyoming_kokoro.lifeline import die_with_parent
 from wyoming_kokoro.protocol import Exited, Setup, decode
-from wyoming_kokoro.worker.lifeline import die_with_parent
 from wyoming_kokoro.worker.loop import run_loop
 from wyoming_kokoro.worker.scratch import own_tempdir
 
