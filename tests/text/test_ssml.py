@@ -46,9 +46,9 @@ def test_segments_of_a_document() -> None:
     en = Style(lang="en-US")
     assert parse(doc) == [
         Say("Hello", en),
-        Pause(1500),
+        Pause(1500, explicit=True),
         Say("slow ", Style(rate=0.75, lang="en-US")),
-        Pause(200),
+        Pause(200, explicit=True),
         Say("Alpha", Style(voice="jf_alpha", lang="en-US")),
         Pause(0),
         Say("World Wide Web 22nd ", en),
@@ -162,6 +162,60 @@ def test_a_day_first_date_of_the_first_of_the_month() -> None:
                     "es": "uno de junio"}  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    "time", ["1e308s", "-1s", "-0.5s", "nan", "infs", "1,5s", "0x10ms", "1.5 seconds", ""]
+)
+def test_an_absurd_break_time_is_an_error(time: str) -> None:
+    with pytest.raises(SsmlError, match="break"):
+        parse(f'<speak>a<break time="{time}"/>b</speak>')
+
+
+@pytest.mark.parametrize("rate", ["0%", "-100%", "nan", "inf", "1e308", "-1", "11", "+1e9%"])
+def test_a_prosody_rate_out_of_range_is_an_error(rate: str) -> None:
+    with pytest.raises(SsmlError, match="rate"):
+        parse(f'<speak><prosody rate="{rate}">a</prosody></speak>')
+
+
+def test_a_break_of_many_digits_is_the_longest_break() -> None:
+    assert parse(f'<speak>a<break time="{"9" * 5000}s"/>b</speak>')[1] == Pause(10_000, True)
+
+
+def test_breaks_in_a_row_add_up_to_the_longest_break_at_most() -> None:
+    doc = "<speak>a" + '<break time="10s"/>' * 1000 + "b</speak>"
+    assert parse(doc)[1] == Pause(10_000, True)
+
+
+def test_thousands_of_breaks_are_refused_not_made_into_silence() -> None:
+    # Each 10 s apart from the next by a word: 10,000 of them would be 28 hours of
+    # silence (4.8 GB of PCM) planned at once.
+    doc = "<speak>" + 'a<break time="10s"/>' * 10_000 + "</speak>"
+    tracemalloc.start()
+    try:
+        with pytest.raises(SsmlError, match="add up"):
+            parse(doc)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 50_000_000, peak
+
+
+def test_a_break_replaces_the_pauses_of_structure_at_its_place() -> None:
+    doc = '<speak><p>One.</p><break time="1s"/><p>Two.</p><s>Three.</s><s>Four.</s></speak>'
+    pauses = [s for s in parse(doc) if isinstance(s, Pause)]
+    assert pauses == [Pause(1000, True), Pause(250), Pause(0), Pause(0)]
+
+
+def test_a_break_counts_the_pause_of_the_text_before_it() -> None:
+    long_break, short_break = Pause(1500, True), Pause(100, True)
+    assert long_break.silence_ms("The door is locked.") == 1250
+    assert long_break.silence_ms("The door is locked.", speed=0.5) == 1000  # a slower pause
+    assert long_break.silence_ms("The door, ") == 1400
+    assert long_break.silence_ms("Turn left") == 1500  # mid-clause: no pause of its own
+    assert long_break.silence_ms("") == 1500  # nothing said before it
+    assert short_break.silence_ms("The door is locked.") == 0  # the sentence's pause stays
+    assert Pause(250).silence_ms("The door is locked.") == 250  # </p>: on top, as ever
+
+
 def test_what_counts_as_ssml() -> None:
     assert is_ssml("  <speak>hi</speak>") and is_ssml('<?xml version="1.0"?>\n<speak/>')
     assert not is_ssml("speak <b>now</b>") and not is_ssml("<b>bold</b>")
@@ -203,10 +257,53 @@ def test_a_break_lengthens_the_audio_by_its_time_and_no_tag_is_heard(served, lis
     without = run(_ssml(served.uri, f'<speak>{first}<break time="0ms"/>{second}</speak>'))
     with_break = run(_ssml(served.uri, f'<speak>{first}<break time="700ms"/>{second}</speak>'))
     assert not without.errors and not with_break.errors
+    # Both cut after the first sentence; its own pause (250 ms) counts toward the break.
     added_ms = (len(with_break.audio) - len(without.audio)) / 48
-    assert abs(added_ms - 700) <= 30, added_ms
+    assert abs(added_ms - (700 - 250)) <= 30, added_ms
     heard = listener.check(" ".join(DOOR), with_break.audio)
     assert not re.search(r"speak|break|time|ms\b", heard, re.I), heard
+
+
+# Sentences long enough to be model calls of their own with or without a break: the
+# audio around a break is then the same sound, and only the silence differs.
+SENTENCES = (
+    "The front door of the house is locked now.",
+    "All of the lights in the kitchen are off.",
+    "The heating will start again at six tonight.",
+    "The garage door closes in a minute from now.",
+)
+SENTENCE_PAUSE_MS = 250  # what a sentence end is followed by (audio.pause_after)
+
+
+def _gaps_ms(pcm: bytes, longer_than_ms: float = 300) -> list[float]:
+    """The quiet stretches of speech, in order: runs under -40 dBFS this long or longer."""
+    import numpy as np
+
+    loud = np.flatnonzero(np.abs(np.frombuffer(pcm, np.int16)) > 328)
+    steps = np.diff(loud) / 24
+    return [float(step) for step in steps if step >= longer_than_ms]
+
+
+def test_a_break_is_the_silence_after_a_sentence_not_added_to_its_pause(served) -> None:
+    # The rule: a break's time is the silence between the words around it. The pause a
+    # sentence end brings counts toward it, never on top of it: a 1.5 s break after a
+    # sentence is 1.5 s of silence, 1.25 s more than the sentence's own pause; a break
+    # shorter than that pause leaves the pause. Several breaks share one synthesis.
+    asked_ms = (500, 1500, 200)
+    plain = "<speak>" + " ".join(SENTENCES) + "</speak>"
+    doc = "<speak>" + SENTENCES[0]
+    for ms, sentence in zip(asked_ms, SENTENCES[1:], strict=True):
+        doc += f'<break time="{ms}ms"/>{sentence}'
+    without, with_breaks = run(_ssml(served.uri, plain)), run(_ssml(served.uri, doc + "</speak>"))
+    assert not without.errors and not with_breaks.errors
+    added = [max(ms, SENTENCE_PAUSE_MS) - SENTENCE_PAUSE_MS for ms in asked_ms]
+    total_ms = (len(with_breaks.audio) - len(without.audio)) / 48
+    assert abs(total_ms - sum(added)) <= 25, (total_ms, added)
+    # Break by break: the quiet between the sentences grew by what each break adds.
+    between, between_breaks = _gaps_ms(without.audio), _gaps_ms(with_breaks.audio)
+    assert len(between) == len(between_breaks) >= 3, (between, between_breaks)
+    grown = [b - a for a, b in zip(between, between_breaks, strict=True)]
+    assert sorted(grown, reverse=True)[:3] == pytest.approx(sorted(added, reverse=True), abs=25)
 
 
 def test_sub_and_say_as_are_heard_as_asked(served, listener) -> None:

@@ -165,8 +165,9 @@ class SpokenText:
             if isinstance(segment, Pause):
                 planned.append((current, stream.finish()))
                 stream = SentenceStream(current[2] or "en")
-                if segment.ms:
-                    planned.append(silence_bytes(segment.ms))
+                ms = segment.silence_ms(_last_piece(planned), current[1])
+                if ms:
+                    planned.append(silence_bytes(ms))
                 continue
             wanted = voicing(segment.style)
             if wanted != current:
@@ -229,6 +230,16 @@ def ssml_voicing(
         return choice.voice, round(speed, 4), lang, loudness
 
     return voicing
+
+
+def _last_piece(planned: Planned) -> str:
+    """The piece said just before the end of `planned` ("" if silence is)."""
+    for item in reversed(planned):
+        if isinstance(item, bytes):
+            return ""
+        if item[1]:
+            return item[1][-1]
+    return ""
 
 
 def silence_bytes(ms: float) -> bytes:

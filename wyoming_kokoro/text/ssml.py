@@ -15,10 +15,14 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 
+from wyoming_kokoro.audio import pause_after
 from wyoming_kokoro.text.g2p.inline import PHONEMES_CLOSE, PHONEMES_OPEN, from_ipa
 
 MAX_DEPTH = 64
-MAX_BREAK_MS = 10_000
+MAX_BREAK_MS = 10_000  # one place's silence, its breaks in a row added up
+# All the silence of one document: beyond it, thousands of breaks would be made into
+# gigabytes of silent audio before the first word is said.
+MAX_SILENCE_MS = 300_000
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _STRENGTH_MS = {
     "none": 0,
@@ -63,7 +67,25 @@ class Say:
 
 @dataclass(frozen=True)
 class Pause:
+    """Silence between two stretches of text (which it also ends as a whole piece).
+
+    An explicit `<break>` is the silence between the words around it: the pause a
+    sentence or clause end brings (`audio.pause_after`) counts toward its time, never on
+    top of it, so a break after a sentence is heard as long as it was asked; a break
+    shorter than that pause leaves the pause. The pauses of structure (`</s>`, `</p>`)
+    are added after the sentence's own.
+    """
+
     ms: int  # 0: only a boundary (the text before it is a whole piece)
+    explicit: bool = False  # a <break>: its time includes the pause of the text before it
+
+    def silence_ms(self, before: str, speed: float = 1.0) -> int:
+        """The silence to add after `before` (the last piece said before the pause, at
+        `speed`), whose end already brings its own pause."""
+        if not self.explicit:
+            return self.ms
+        own = pause_after(before) * 1000 / speed if before else 0.0
+        return max(0, round(self.ms - own))
 
 
 Segment = Say | Pause
@@ -92,7 +114,10 @@ def parse(text: str) -> list[Segment]:
     _check_depth(root)
     out: list[Segment] = []
     _walk(root, Style(lang=root.get(_XML_LANG)), out)
-    return _merge(out)
+    merged = _merge(out)
+    if sum(s.ms for s in merged if isinstance(s, Pause)) > MAX_SILENCE_MS:
+        raise SsmlError(f"SSML's breaks add up to more than {MAX_SILENCE_MS // 1000} s")
+    return merged
 
 
 def _local(tag: object) -> str:
@@ -120,7 +145,7 @@ def _walk(element: ET.Element, style: Style, out: list[Segment]) -> None:
     if lang:
         style = replace(style, lang=lang)
     if tag == "break":
-        out.append(Pause(_break_ms(element)))
+        out.append(Pause(_break_ms(element), explicit=True))
     elif tag == "say-as":
         out.append(Say(say_as(element), style))
     elif tag == "sub":
@@ -156,7 +181,7 @@ def _walk(element: ET.Element, style: Style, out: list[Segment]) -> None:
 
 
 def _merge(segments: list[Segment]) -> list[Segment]:
-    """Adjacent text in one style as one Say; pauses in a row as one."""
+    """Adjacent text in one style as one Say; pauses in a row as one (see `Pause`)."""
     merged: list[Segment] = []
     for segment in segments:
         last = merged[-1] if merged else None
@@ -166,7 +191,11 @@ def _merge(segments: list[Segment]) -> list[Segment]:
             else:
                 merged.append(segment)
         elif isinstance(last, Pause):
-            merged[-1] = Pause(last.ms + segment.ms)
+            # Breaks in a row add up; a break replaces the pauses of structure at its place.
+            if last.explicit == segment.explicit:
+                merged[-1] = Pause(min(last.ms + segment.ms, MAX_BREAK_MS), last.explicit)
+            elif segment.explicit:
+                merged[-1] = segment
         else:
             merged.append(segment)
     # Line breaks in a document are spaces, not the markdown lines of plain text.
