@@ -26,7 +26,7 @@ class ReleaseError(Exception):
 
 
 def _yaml_scalar(path: Path, key: str) -> str:
-    # Top-level scalars only (config.yaml, build.yaml): no YAML library on the runner.
+    # Top-level scalars only (config.yaml): no YAML library on the runner.
     match = re.search(rf"^{key}:[ \t]*(.+?)[ \t]*$", path.read_text(encoding="utf-8"), re.M)
     if not match:
         raise ReleaseError(f"{path.relative_to(ROOT)} has no top-level {key}")
@@ -43,11 +43,7 @@ def info(tag: str | None = None, owner: str | None = None) -> dict[str, str]:
     config = ROOT / "addon" / "config.yaml"
     found = {
         "addon/config.yaml version": _yaml_scalar(config, "version"),
-        "addon/build.yaml WYOMING_KOKORO_VERSION": re.findall(
-            r"^\s+WYOMING_KOKORO_VERSION:\s*\"?([^\s\"]+)",
-            (ROOT / "addon" / "build.yaml").read_text(encoding="utf-8"),
-            re.M,
-        )[0],
+        "addon/Dockerfile WYOMING_KOKORO_VERSION": _dockerfile_arg("WYOMING_KOKORO_VERSION"),
         "addon/CHANGELOG.md's newest entry": re.findall(
             r"^## (\S+)", (ROOT / "addon" / "CHANGELOG.md").read_text(encoding="utf-8"), re.M
         )[0],
@@ -80,15 +76,17 @@ def info(tag: str | None = None, owner: str | None = None) -> dict[str, str]:
         "standalone_image": f"{REGISTRY}/{repo_owner}/{repo}",
         "addon_image_amd64": addon_image.replace("{arch}", "amd64"),
         "addon_image_aarch64": addon_image.replace("{arch}", "aarch64"),
-        "base_amd64": _yaml_scalar_nested(ROOT / "addon" / "build.yaml", "amd64"),
-        "base_aarch64": _yaml_scalar_nested(ROOT / "addon" / "build.yaml", "aarch64"),
+        "base": _dockerfile_arg("BUILD_FROM"),
     }
 
 
-def _yaml_scalar_nested(path: Path, key: str) -> str:
-    match = re.search(rf"^\s+{key}:[ \t]*(\S+)", path.read_text(encoding="utf-8"), re.M)
+def _dockerfile_arg(name: str) -> str:
+    # The app's Dockerfile names its base and release itself: the Supervisor passes
+    # no build arguments.
+    text = (ROOT / "addon" / "Dockerfile").read_text(encoding="utf-8")
+    match = re.search(rf"^ARG {name}=(\S+)", text, re.M)
     if not match:
-        raise ReleaseError(f"{path.relative_to(ROOT)} has no {key}")
+        raise ReleaseError(f"addon/Dockerfile has no ARG {name}=...")
     return match.group(1)
 
 
