@@ -215,6 +215,17 @@ def server() -> Iterator[ServerProcess]:
 
 _RUN_CACHE = pytest.StashKey[Any]()
 
+# Fixtures that load the model or the ear: a test using one is in the model tier. Tests
+# that start a real worker themselves say so with @pytest.mark.model.
+_MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener"})
+
+
+def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
+    """Marks the model tier, so `script/test --fast` (-m "not model") runs the rest."""
+    for item in items:
+        if _MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.model)
+
 
 def pytest_configure(config: Any) -> None:
     """The run's own cache (tests/support/run_cache.py): tests teach the user's nothing."""
