@@ -437,3 +437,12 @@ def test_a_long_digit_run_in_cjk_text_is_read_not_raised(lang: str, number: str)
         assert said.count("七") >= 5_000 and not re.search(r"\d{100}", said), said[:200]
     else:  # left to OpenJTalk, which reads a run this long digit by digit
         assert said.count("7") >= 5_000, said[:200]
+
+
+# A run of digits as long as a request may be: a pattern that rescanned the run from
+# every digit took half an hour here; read once, it takes a blink (the limit is generous).
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_a_request_of_digits_is_read_in_one_pass(lang: str) -> None:
+    said = normalize(("暗証番号は" if lang == "ja" else "密码是") + "7" * 100_000 + "°C。", lang)
+    assert said.count("七" if lang == "zh" else "7") >= 100_000

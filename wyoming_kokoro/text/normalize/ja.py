@@ -22,7 +22,9 @@ from wyoming_kokoro.text.normalize.cjk import (
     partial_date_words,
 )
 
-_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+# Starts only where a number starts: tried inside a long run of digits, each pattern
+# would rescan the run from every digit (quadratic in the run's length).
+_NUM = r"(?<!\d)(?<!\d,)\d+(?:,\d{3})*(?:\.\d+)?"
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£₩])\s?({_NUM})(?:\s?(万|億|兆))?")
 _CURRENCY_AFTER = re.compile(rf"({_NUM})\s?([¥€£])")
 _CURRENCY = {"¥": "円", "$": "ドル", "€": "ユーロ", "£": "ポンド", "₩": "ウォン"}

@@ -24,7 +24,9 @@ from wyoming_kokoro.text.normalize.cjk import (
 
 _LOGGER = logging.getLogger(__name__)
 
-_NUM = r"\d+(?:\.\d+)?"
+# Starts only where a number starts: inside a long run of digits a pattern would
+# rescan the run from every digit (quadratic in the run's length).
+_NUM = r"(?<!\d)\d+(?:\.\d+)?"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _CURRENCY_BEFORE = re.compile(rf"([¥$€£])\s?({_NUM})(?:\s?(万|亿))?")
 _CURRENCY = {"¥": "元", "$": "美元", "€": "欧元", "£": "英镑"}
