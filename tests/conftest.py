@@ -215,9 +215,10 @@ def server() -> Iterator[ServerProcess]:
 
 _RUN_CACHE = pytest.StashKey[Any]()
 
-# Fixtures that load the model or the ear: a test using one is in the model tier. Tests
-# that start a real worker themselves say so with @pytest.mark.model.
-_MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener"})
+# Fixtures that load the model or the ear, or a server whose worker does: a test using
+# one is in the model tier. Tests that start a real worker themselves say so with
+# @pytest.mark.model.
+_MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener", "server", "served"})
 
 
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:

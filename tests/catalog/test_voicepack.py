@@ -25,6 +25,9 @@ import pytest
 from wyoming_kokoro.catalog import voicepack
 from wyoming_kokoro.catalog.files import KnownFile
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 DATA = random.Random(3).randbytes(300_000)
 PACK = KnownFile("voices-v1.0.bin", len(DATA), hashlib.sha256(DATA).hexdigest())
 

@@ -44,6 +44,7 @@ def test_wav_round_trip_is_intelligible(tmp_path: Path, listener) -> None:
     assert list(tmp_path.iterdir()) == [out]  # no temporary files left behind
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("fmt", ["flac", "ogg", "mp3"])
 def test_other_formats_from_the_extension(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / f"out.{fmt}"
@@ -54,6 +55,7 @@ def test_other_formats_from_the_extension(tmp_path: Path, fmt: str) -> None:
     assert info.samplerate == 24000 and 1.0 < info.duration < 4.0
 
 
+@pytest.mark.model
 def test_stdin_to_raw_pcm_on_stdout_with_speed(tmp_path: Path) -> None:
     slow = say("-", "-o", "-", "--speed", "0.7", stdin="The back door is open.")
     fast = say("-", "-o", "-", "--speed", "1.4", stdin="The back door is open.")
@@ -203,6 +205,7 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
     listener.check("The garage door is open.", audio)
 
 
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("args", "text"),
     [
@@ -427,6 +430,7 @@ def test_a_libsndfile_error_is_one_line_naming_the_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.model
 def test_wav_to_stdout_is_a_wav_stream(tmp_path: Path) -> None:
     result = say("The back door is open.", "-o", "-", "--format", "wav", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -435,6 +439,7 @@ def test_wav_to_stdout_is_a_wav_stream(tmp_path: Path) -> None:
     assert rate == 24000 and 1.0 < len(audio) / rate < 4.0
 
 
+@pytest.mark.model
 def test_wav_to_stdout_redirected_to_a_file_gets_exact_sizes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -455,6 +460,7 @@ def test_wav_to_stdout_redirected_to_a_file_gets_exact_sizes(
     assert data[40:44] == (4 * 24000).to_bytes(4, "little")
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("fmt", ["wav", "raw"])
 def test_dev_stdout_style_paths_to_a_pipe_are_written_to(fmt: str) -> None:
     # -o /dev/stdout names a pipe through a /proc link that resolves to no real path.

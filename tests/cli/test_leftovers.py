@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 import soundfile
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 TEXT = "The garage door has been open for ten minutes."
 LONG = " ".join(["The heating schedule switched to evening mode an hour ago."] * 20)
 

@@ -111,6 +111,7 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
     assert elsewhere == []
 
 
+@pytest.mark.model
 def test_the_page_asks_for_the_key_when_one_is_set(page) -> None:
     with http_server("--api-key", "page-key") as locked:
         base = http_base(locked)

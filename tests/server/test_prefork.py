@@ -20,6 +20,9 @@ from wyoming.tts import Synthesize
 
 from wyoming_kokoro.server.memory import rss_mb
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 SENTENCE = "The garage door has been open for ten minutes."
 ARTICLE = " ".join(["The heating schedule switched to evening mode an hour ago."] * 20)
 

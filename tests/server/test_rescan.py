@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
 from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
 from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
+
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
 
 
 async def _voices(uri: str) -> list[str]:

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pytest
 from support.http_client import get_json, http_base, http_server
 from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
@@ -17,6 +18,9 @@ from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
 
 from wyoming_kokoro.catalog.assets import embedded_voices
+
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
 
 EMBEDDED = ["jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"]
 TEXT = "The kitchen lights are on."

@@ -25,6 +25,9 @@ SENTENCES = (
     "Please remember to water the plants in the garden this evening.",
 )
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module", autouse=True)
 def cut() -> None:

@@ -47,6 +47,7 @@ def saved(model: str, assets: Assets, tmp_path_factory: pytest.TempPathFactory) 
     return copy
 
 
+@pytest.mark.model
 def test_first_load_saves_a_copy_the_next_load_uses(
     saved: Path, model: str, assets: Assets, reference: np.ndarray, caplog
 ) -> None:
@@ -76,6 +77,7 @@ def _lose_graph(copy: Path) -> None:  # e.g. a copy interrupted by a crash
     (copy / GRAPH).unlink()
 
 
+@pytest.mark.model
 @pytest.mark.parametrize("damage", [_truncate, _garble, _lose_weights, _lose_graph])
 def test_a_broken_copy_is_replaced(
     damage: Callable[[Path], None],
@@ -100,6 +102,7 @@ def test_a_broken_copy_is_replaced(
     assert np.array_equal(speak(again, assets), reference)
 
 
+@pytest.mark.model
 def test_saving_removes_copies_for_other_releases_and_cpus(
     model: str, assets: Assets, tmp_path: Path
 ) -> None:
@@ -117,6 +120,7 @@ def test_saving_removes_copies_for_other_releases_and_cpus(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([copy.name, other_model.name])
 
 
+@pytest.mark.model
 def test_an_unwritable_cache_costs_only_the_copy(
     model: str, assets: Assets, reference: np.ndarray, tmp_path: Path
 ) -> None:
@@ -153,6 +157,7 @@ np.save(out / "audio.npy", speak(session, assets))
 """
 
 
+@pytest.mark.model
 @pytest.mark.skipif(not can_mount_privately(), reason="needs user+mount namespaces")
 @pytest.mark.parametrize(
     "tmpfs",

@@ -40,6 +40,9 @@ LONG = (
     "and the door is locked."
 )
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def assets() -> Assets:

@@ -16,7 +16,11 @@ from support.server_process import children
 
 from wyoming_kokoro.server.worker_handle import _alive
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
+# Real workers and the model cut: not in the fast tier (script/test --fast).
+pytestmark = [
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only"),
+    pytest.mark.model,
+]
 
 # A stand-in for the server: starts the cut as the server does, then waits on it.
 _SERVER = """

@@ -23,6 +23,9 @@ from wyoming_kokoro.protocol import (
     WorkerConfig,
 )
 
+# Starts a real worker or loads the model: not in the fast tier (script/test --fast).
+pytestmark = pytest.mark.model
+
 
 @pytest.fixture(scope="module")
 def worker():
