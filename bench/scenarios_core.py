@@ -15,7 +15,8 @@ from procs import mark
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.cpus import automatic_threads
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.settings import EngineSettings
+from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.text.pieces import split_text
 
 VOICE = "jm_kumo"
@@ -31,7 +32,7 @@ def peak_rss_mb() -> float:
 
 
 def load_engine(decode: str = "windows", max_decode_seconds: float = 0.0) -> Engine:
-    options = EngineOptions(
+    options = EngineSettings(
         threads=automatic_threads(), decode=decode, max_decode_seconds=max_decode_seconds
     )
     engine = Engine(resolve(None, None, []), options)

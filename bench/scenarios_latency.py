@@ -99,9 +99,10 @@ _LOAD_PROBE = """
 import json, sys, time
 began = time.monotonic()
 from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.settings import EngineSettings
+from wyoming_kokoro.synthesis.engine import Engine
 imported = time.monotonic()
-engine = Engine(resolve(None, None, []), EngineOptions(optimized_copy=sys.argv[1] == "copy"))
+engine = Engine(resolve(None, None, []), EngineSettings(optimized_copy=sys.argv[1] == "copy"))
 ready = time.monotonic()
 list(engine.speak("Someone is at the front door.", engine.voice("jm_kumo"), lang="en-us"))
 print(json.dumps({"imports": imported - began, "engine": ready - imported,

@@ -41,9 +41,10 @@ from texts import (
 )
 
 from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import graph, prior, split, teaching
 from wyoming_kokoro.synthesis.decoder import SplitModel
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.pacing import Windows
 from wyoming_kokoro.synthesis.prior import VoicePriors
 
@@ -101,8 +102,8 @@ def main() -> None:
     texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[: args.sentences]
     assets = resolve(None, None, [])
     directory = split.ready(assets.model) or split.build(assets, threads=args.threads)
-    windowed = Engine(assets, EngineOptions(threads=args.threads))
-    whole = Engine(assets, EngineOptions(threads=args.threads, decode="whole"))
+    windowed = Engine(assets, EngineSettings(threads=args.threads))
+    whole = Engine(assets, EngineSettings(threads=args.threads, decode="whole"))
     cut = SplitModel(split.load(directory, args.threads))
     voice = windowed.voice(VOICE)
     kokoro = whole._kokoro
@@ -112,7 +113,7 @@ def main() -> None:
     # has learned: the windowed engine learns here from texts.SENTENCES only (never
     # the measured sentences), and a copy that has heard nothing uses probe rows.
     scratch = tempfile.TemporaryDirectory()
-    unheard = Engine(assets, EngineOptions(threads=args.threads))
+    unheard = Engine(assets, EngineSettings(threads=args.threads))
     unheard._priors = VoicePriors(Path(scratch.name) / "unheard", cut.kinds)
     windowed._priors = VoicePriors(Path(scratch.name) / "heard", cut.kinds)
     for text in SENTENCES[: prior.TRUSTED]:

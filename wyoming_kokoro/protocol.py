@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.options import DECODE, MAX_CALL_TOKENS, MAX_DECODE_SECONDS
+from wyoming_kokoro.settings import EngineSettings
 
 if TYPE_CHECKING:  # the worker reads its Setup before it imports wyoming (cold start)
     from wyoming.event import Event
@@ -43,12 +43,8 @@ class WorkerConfig:
     """What a worker needs to know; sent as its first message."""
 
     assets: Assets
-    threads: int
-    normalize: bool
-    lexicon: dict[str, str]
-    max_call_tokens: int = MAX_CALL_TOKENS.default
-    max_decode_seconds: float = MAX_DECODE_SECONDS.default
-    decode: str = DECODE.default
+    engine: EngineSettings = field(default_factory=EngineSettings)
+    lexicon: dict[str, str] = field(default_factory=dict)
     debug: bool = False
     level: bool = True  # bring every voice to the same loudness (loudness.py)
 
@@ -69,7 +65,8 @@ class WorkerConfig:
             found["source"],
             found["embedded_model"],
         )
-        return WorkerConfig(**{**data, "assets": assets})
+        engine = EngineSettings(**data["engine"])
+        return WorkerConfig(**{**data, "assets": assets, "engine": engine})
 
 
 class Message:

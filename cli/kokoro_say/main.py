@@ -23,6 +23,7 @@ from wyoming_kokoro.catalog.voices import (
     default_voice,
     describe_voice,
 )
+from wyoming_kokoro.settings import EngineSettings, ModelSettings, SpeechSettings, from_params
 from wyoming_kokoro.text.g2p import load_lexicons
 
 from .output import AudioSink, available_formats, format_for
@@ -96,7 +97,7 @@ def main(**params: Any) -> None:
 
     The format follows the extension (wav, flac, ogg, mp3) or --format.
     """
-    config = SayConfig(**params)
+    config = SayConfig.from_params(params)
     # onnxruntime's telemetry writes a session file into the temporary directory and
     # a database into ~/.cache on import; an offline tool has no use for it.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
@@ -119,45 +120,45 @@ def _terminated(signum: int, _frame: object) -> None:
 
 @dataclass(frozen=True)
 class SayConfig:
-    """Everything kokoro-say was asked to do, as typed values."""
+    """Everything kokoro-say was asked to do: its own options, then the settings groups
+    it shares with the server (the same fields, defaults and checks)."""
 
     text: str | None
     file: str | None
     output: str | None
     fmt: str | None
-    voice: str | None
-    speed: float
     lang: str | None
-    model: Path | None
-    voices: Path | None
-    data_dir: tuple[Path, ...]
-    threads: int
-    no_normalize: bool
-    max_call_tokens: int
-    max_decode_seconds: float
-    volume: float
-    lead_silence: int
-    tail_silence: int
     list_voices: bool
-    download: str | None
-    download_url: str
     quiet: bool
     debug: bool
+    model: ModelSettings
+    engine: EngineSettings
+    speech: SpeechSettings
 
-    @property
-    def data_dirs(self) -> list[Path]:
-        return list(self.data_dir) or [default_data_dir()]
+    @staticmethod
+    def from_params(params: dict[str, Any]) -> SayConfig:
+        data_dirs = tuple(params["data_dir"]) or (default_data_dir(),)
+        return SayConfig(
+            **{name: params[name] for name in _OWN},
+            model=from_params(ModelSettings, params, data_dirs=data_dirs),
+            engine=from_params(EngineSettings, params),
+            speech=from_params(SpeechSettings, params),
+        )
+
+
+_OWN = ("text", "file", "output", "fmt", "lang", "list_voices", "quiet", "debug")
 
 
 def _download(config: SayConfig) -> None:
     from wyoming_kokoro.catalog.download import ConsoleProgress, DownloadError, download_model
 
-    assert config.download
+    model = config.model
+    assert model.download
     try:
         download_model(
-            config.download,
-            config.data_dirs[0],
-            base_url=config.download_url,
+            model.download,
+            model.data_dirs[0],
+            base_url=model.download_url,
             progress=None if config.quiet else ConsoleProgress(),
         )
     except DownloadError as err:
@@ -165,13 +166,14 @@ def _download(config: SayConfig) -> None:
 
 
 def _run(config: SayConfig) -> None:
-    if config.download:
+    model, speech = config.model, config.speech
+    if model.download:
         _download(config)
         if not (config.text or config.file or config.output):
             return
-    assets = resolve(config.model, config.voices, config.data_dirs)
+    assets = resolve(model.model, model.voices, list(model.data_dirs))
     _LOGGER.debug("Using %s", assets.source)
-    presets = load_presets(config.data_dirs, assets.voice_names)
+    presets = load_presets(model.data_dirs, assets.voice_names)
     if config.list_voices:
         _list_voices(assets.voice_names, presets)
         return
@@ -181,9 +183,9 @@ def _run(config: SayConfig) -> None:
     if fmt not in available_formats():
         raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
     # --speed left at its default: a preset's own speed applies
-    asked_speed = config.speed if config.speed != options.SPEED.default else None
+    asked_speed = speech.speed if speech.speed != options.SPEED.default else None
     choice = choose(
-        config.voice or default_voice(assets.voice_names),
+        speech.voice or default_voice(assets.voice_names),
         assets.voice_names,
         presets,
         asked_speed or options.SPEED.default,
@@ -195,10 +197,7 @@ def _run(config: SayConfig) -> None:
 
     from wyoming_kokoro.audio import silence
     from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
-    from wyoming_kokoro.synthesis.engine import (  # heavy: after argument checks
-        Engine,
-        EngineOptions,
-    )
+    from wyoming_kokoro.synthesis.engine import Engine  # heavy: after argument checks
     from wyoming_kokoro.synthesis.loudness import apply_gain, for_voices_file
     from wyoming_kokoro.text.pieces import split_text
 
@@ -208,17 +207,9 @@ def _run(config: SayConfig) -> None:
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    engine_options = EngineOptions(
-        normalize=not config.no_normalize,
-        lexicon=load_lexicons(config.data_dirs),
-        max_call_tokens=config.max_call_tokens,
-        max_decode_seconds=config.max_decode_seconds,
-    )
-    if config.threads:  # 0: automatic
-        engine_options.threads = config.threads
-    engine = Engine(assets, engine_options)
+    engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
     leveler = for_voices_file(assets.voices)
-    volume = choice.volume * config.volume
+    volume = choice.volume * speech.volume
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
     with (
         AudioSink(config.output, fmt) as sink,
@@ -226,7 +217,7 @@ def _run(config: SayConfig) -> None:
             pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
         ) as bar,
     ):
-        sink.write(silence(config.lead_silence / 1000))
+        sink.write(silence(speech.lead_silence / 1000))
         for index, piece in enumerate(bar):
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
@@ -234,7 +225,7 @@ def _run(config: SayConfig) -> None:
             for pcm in engine.speak(piece, voice, speed, lang, awaited=quick):
                 leveler.observe(voice, pcm)
                 sink.write(apply_gain(pcm, volume * leveler.gain(voice)))
-        sink.write(silence(config.tail_silence / 1000))
+        sink.write(silence(speech.tail_silence / 1000))
 
 
 if __name__ == "__main__":

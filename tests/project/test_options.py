@@ -15,10 +15,9 @@ import yaml
 from click.testing import CliRunner
 from kokoro_say.main import main as say_main
 
-from wyoming_kokoro import __main__ as server_command
 from wyoming_kokoro import options
 from wyoming_kokoro.__main__ import main as server_main
-from wyoming_kokoro.settings import Settings
+from wyoming_kokoro.settings import Settings, option_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ADDON = ROOT / "addon"
@@ -57,20 +56,19 @@ def test_every_server_option_is_in_the_table() -> None:
 
 
 def test_settings_defaults_are_the_table_defaults() -> None:
-    # The fields that take their flag's value as it is (the others are translated).
-    groups = {f.name: f.default_factory for f in dataclasses.fields(Settings) if f.name != "debug"}
-    fields = {
-        f.name: f.default
-        for group, cls in groups.items()
-        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-        if f.name in server_command._AS_GIVEN[group]
-    }
+    table = {option.name: option for option in options.SERVER}
+    groups = [f.default_factory for f in dataclasses.fields(Settings) if f.name != "debug"]
     compared = 0
-    for option in options.SERVER:
-        if option.name in fields and option.default is not None:
-            assert fields[option.name] == option.default, option.name
+    for cls in groups:
+        for setting in dataclasses.fields(cls):  # type: ignore[arg-type]
+            name, negated = option_of(setting)
+            option = table.get(name or "")
+            if option is None or option.default is None:
+                continue
+            default = option.default if not negated else not option.default
+            assert setting.default == (tuple(default) if option.multiple else default), name
             compared += 1
-    assert compared >= 15  # the groups' fields were found
+    assert compared >= 20  # the groups' fields were found
 
 
 def test_env_and_flag_reach_settings_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:

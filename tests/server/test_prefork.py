@@ -108,12 +108,13 @@ def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork:
         WorkerStartError,
         _alive,
     )
+    from wyoming_kokoro.settings import EngineSettings
 
     embedded = resolve(None, None, [])
     fifo = tmp_path / "hangs.onnx"  # not a published name: only stat()ed before the load
     os.mkfifo(fifo)
     assets = Assets(fifo, embedded.voices, embedded.voice_names, "test")
-    setup = Setup(WorkerConfig(assets, threads=1, normalize=True, lexicon={}).to_dict())
+    setup = Setup(WorkerConfig(assets, EngineSettings(threads=1)).to_dict())
 
     async def start_and_watch() -> tuple[list[int], list[int]]:
         worker = ForkedWorker() if prefork else SpawnedWorker()

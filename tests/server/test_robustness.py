@@ -26,6 +26,7 @@ from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
 from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, ProtocolError, read_event
+from wyoming_kokoro.settings import EngineSettings
 
 
 async def _read_all(data: bytes, limit: int = MAX_HEADER_BYTES) -> list[str]:
@@ -473,7 +474,7 @@ async def _heard_one_utterance(scheduler: Scheduler, client: int) -> None:
 
 def _scheduler() -> tuple[Scheduler, _Worker]:
     assets = Assets(Path("m.onnx"), Path("v.npz"), ("af_heart",), "test")
-    config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+    config = WorkerConfig(assets, EngineSettings(threads=1))
     scheduler = Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
     worker = _Worker()
     scheduler._worker = worker  # type: ignore[assignment]

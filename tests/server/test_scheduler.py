@@ -12,11 +12,12 @@ from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, Turns
+from wyoming_kokoro.settings import EngineSettings
 
 
 def _scheduler() -> Scheduler:
     assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
-    config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+    config = WorkerConfig(assets, EngineSettings(threads=1))
     assert WorkerConfig.from_dict(config.to_dict()) == config  # what the worker receives
     return Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
 

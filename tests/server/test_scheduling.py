@@ -28,6 +28,7 @@ from wyoming_kokoro.server.wyoming.config import HandlerConfig
 from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.info import build_info
 from wyoming_kokoro.server.wyoming.wire import Limits
+from wyoming_kokoro.settings import EngineSettings
 
 ARTICLE = " ".join(
     f"Paragraph {n}: the heating schedule switched to evening mode, the blinds are "
@@ -138,7 +139,7 @@ def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, listener) ->
 
 
 def _config() -> WorkerConfig:
-    return WorkerConfig(resolve(None, None, []), threads=2, normalize=True, lexicon={})
+    return WorkerConfig(resolve(None, None, []), EngineSettings(threads=2))
 
 
 def test_a_failed_worker_start_fails_the_waiting_jobs_and_the_next_one_retries(

@@ -22,6 +22,7 @@ from wyoming_kokoro.server import turns as turns_module
 from wyoming_kokoro.server.scheduler import SHARED_WINDOWS, Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError, Turns
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 
 ARTICLE = " ".join(f"Paragraph {n} of the article." for n in range(1, 9))
@@ -31,7 +32,7 @@ T = TypeVar("T")
 
 def _config() -> WorkerConfig:
     assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
-    return WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+    return WorkerConfig(assets, EngineSettings(threads=1))
 
 
 def _job(client: int, text: str, awaited: bool = True) -> Job:

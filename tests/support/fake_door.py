@@ -22,7 +22,7 @@ from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
 from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.wire import Limits
-from wyoming_kokoro.settings import SpeechSettings
+from wyoming_kokoro.settings import EngineSettings, SpeechSettings
 
 VOICES = ("jm_kumo", "af_heart")
 
@@ -45,7 +45,7 @@ async def fake_door(
     """
     worker = FakeWorker(windows, pad)
     assets = Assets(Path("m.onnx"), Path("v.npz"), VOICES, "test")
-    config = WorkerConfig(assets, threads=1, normalize=True, lexicon={})
+    config = WorkerConfig(assets, EngineSettings(threads=1))
     scheduler = Scheduler(config, SchedulerOptions(idle_timeout, min_free_mb=0), worker)
     catalog = Catalog(VOICES, {}, VOICES[0], streaming=True)
     speech = SpeechSettings()

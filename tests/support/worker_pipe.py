@@ -20,6 +20,7 @@ from wyoming_kokoro.protocol import (
     WorkerConfig,
     decode,
 )
+from wyoming_kokoro.settings import EngineSettings
 
 LONG = (
     "When you get home this evening, the lights in the kitchen and the hall will "
@@ -58,9 +59,10 @@ def receive(proc: subprocess.Popen) -> Message | None:
 
 
 @contextlib.contextmanager
-def running_worker(**options) -> Iterator[subprocess.Popen]:
-    options = {"threads": 2, "normalize": True, "lexicon": {}, **options}
-    config = WorkerConfig(resolve(None, None, []), **options)
+def running_worker(lexicon: dict[str, str] | None = None, **settings) -> Iterator[subprocess.Popen]:
+    """A real worker on the model from PyPI; `settings`: EngineSettings' fields."""
+    engine = EngineSettings(**{"threads": 2, **settings})
+    config = WorkerConfig(resolve(None, None, []), engine, lexicon or {})
     proc = start_worker(config)
     try:
         ready = receive(proc)

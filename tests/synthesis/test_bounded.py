@@ -10,8 +10,9 @@ from support.worker_pipe import receive_one, running_worker, send, speak
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.options import MAX_DECODE_SECONDS
 from wyoming_kokoro.protocol import Audio, Piece
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import split as cutting
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 
 LONG = (
@@ -37,7 +38,7 @@ def cut() -> None:
 
 
 def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) -> None:
-    engine = Engine(resolve(None, None, []), EngineOptions(threads=2, max_decode_seconds=1.0))
+    engine = Engine(resolve(None, None, []), EngineSettings(threads=2, max_decode_seconds=1.0))
     split = engine._split
     assert split is not None
     engine._priors = VoicePriors(tmp_path, split.kinds)
@@ -100,14 +101,14 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
 
 
 def test_the_bound_is_checked_and_off_by_default() -> None:
-    assert EngineOptions().max_decode_seconds == 0
+    assert EngineSettings().max_decode_seconds == 0
     with pytest.raises(ValueError, match="max_decode_seconds"):
-        EngineOptions(max_decode_seconds=-1)
+        EngineSettings(max_decode_seconds=-1)
     with pytest.raises(ValueError, match="max_decode_seconds"):
-        EngineOptions(max_decode_seconds=float("nan"))
+        EngineSettings(max_decode_seconds=float("nan"))
     assert MAX_DECODE_SECONDS.high is not None
     with pytest.raises(ValueError):
-        EngineOptions(max_decode_seconds=MAX_DECODE_SECONDS.high + 1)
+        EngineSettings(max_decode_seconds=MAX_DECODE_SECONDS.high + 1)
 
 
 def test_a_worker_told_the_bound_sends_a_long_call_window_by_window(listener) -> None:

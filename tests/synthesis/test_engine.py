@@ -80,12 +80,12 @@ def test_a_piece_beyond_the_model_context_is_planned_in_calls_within_it(engine) 
     spec = engine.voice("jm_kumo")
     whole = engine.phonemes(text, "en-us")
     assert len(whole) > 510
-    options = engine.options
+    settings = engine.settings
     try:
-        engine.options = replace(options, max_call_tokens=int(MAX_CALL_TOKENS.high or 0))
+        engine.settings = replace(settings, max_call_tokens=int(MAX_CALL_TOKENS.high or 0))
         calls = engine.plan(text, spec, lang="en-us")
     finally:
-        engine.options = options
+        engine.settings = settings
     assert len(calls) >= 2
     assert all(len(engine._kokoro.tokenizer.tokenize(c.phonemes)) <= 510 for c in calls)
     assert "".join(c.phonemes for c in calls).replace(" ", "") == whole.replace(" ", "")
@@ -128,9 +128,10 @@ def test_lexicon_respelling_and_phonemes() -> None:
 def whole_engine():
     """The engine as --decode whole runs it: a listener's first call cut into phrases."""
     from wyoming_kokoro.catalog.assets import resolve
-    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.engine import Engine
 
-    return Engine(resolve(None, None, []), EngineOptions(decode="whole"))
+    return Engine(resolve(None, None, []), EngineSettings(decode="whole"))
 
 
 def test_with_windows_an_awaited_piece_cuts_nothing(engine) -> None:

@@ -9,8 +9,9 @@ import pytest
 from support.audio_distance import log_mel_distance
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import graph, split, teaching
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.prior import MIN_FRAMES, SHORT_FRAMES, TRUSTED, VoicePriors
 
 
@@ -22,7 +23,7 @@ def assets() -> Assets:
 @pytest.fixture(scope="module")
 def engine(assets) -> Engine:
     split.ready(assets.model) or split.build(assets, threads=2)
-    return Engine(assets, EngineOptions(threads=2))
+    return Engine(assets, EngineSettings(threads=2))
 
 
 def test_every_text_is_one_call_of_the_length_it_teaches(engine) -> None:

@@ -21,9 +21,10 @@ from support.worker_pipe import receive, receive_one, running_worker, send, spea
 from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
 from wyoming_kokoro.catalog.cut import LAYOUT, VERIFIED, split_dir
 from wyoming_kokoro.protocol import Audio, Drop, Next, Piece, Preempt
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
-from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import Clock, first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
@@ -134,7 +135,7 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
 
 
 def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
-    engine = Engine(assets, EngineOptions(threads=2))
+    engine = Engine(assets, EngineSettings(threads=2))
     # Where the engine keeps what a frame costs here, read when it was made.
     assert engine._pace is not None and engine._pace.parent == split.ready(assets.model)
     voice = engine.voice("jm_kumo")
@@ -165,7 +166,7 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
 def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, tmp_path) -> None:
     # Taught the call's own statistics, the engine's windows are the whole decode: the
     # learned average, not probe rows (2-5 dB away), is what they were decoded with.
-    engine = Engine(assets, EngineOptions(threads=2))
+    engine = Engine(assets, EngineSettings(threads=2))
     engine._priors = VoicePriors(tmp_path, engine._split.kinds)
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]

@@ -22,6 +22,7 @@ from wyoming_kokoro.protocol import (
     Setup,
     WorkerConfig,
 )
+from wyoming_kokoro.settings import EngineSettings
 
 # Starts a real worker or loads the model: not in the fast tier (script/test --fast).
 pytestmark = pytest.mark.model
@@ -101,9 +102,7 @@ def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
     broken.write_bytes(b"not a model")
     config = WorkerConfig(
         type(assets)(broken, assets.voices, assets.voice_names, "test"),
-        threads=1,
-        normalize=True,
-        lexicon={},
+        EngineSettings(threads=1),
     )
     proc = start_worker(config)
     fatal = receive(proc)
@@ -203,7 +202,7 @@ def test_a_badly_shaped_voice_fails_only_its_own_pieces(tmp_path) -> None:
     assets = type(embedded)(
         embedded.model, data / "voices.npz", tuple(voices), "test", embedded.embedded_model
     )
-    config = WorkerConfig(assets, threads=2, normalize=True, lexicon={})
+    config = WorkerConfig(assets, EngineSettings(threads=2))
     proc = start_worker(config)
     try:
         ready = receive(proc)

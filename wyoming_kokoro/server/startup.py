@@ -67,16 +67,9 @@ async def run_server(settings: Settings) -> None:
         assets.voice_names, presets, voice, speech.streaming, pinned=speech.voice is not None
     )
     chosen = catalog.choose(voice, speech.speed)  # a bad default is a start-up error
-    worker_config = WorkerConfig(
-        assets=assets,
-        threads=settings.worker.effective_threads,
-        normalize=settings.worker.normalize,
-        lexicon=load_lexicons(data_dirs),
-        max_call_tokens=settings.worker.max_call_tokens,
-        max_decode_seconds=settings.worker.max_decode_seconds,
-        decode=settings.worker.decode,
-        debug=settings.debug,
-    )
+    # Threads found here, once: the log says so at start-up, not at every burst.
+    engine = dataclasses.replace(settings.engine, threads=settings.engine.effective_threads)
+    worker_config = WorkerConfig(assets, engine, load_lexicons(data_dirs), settings.debug)
     scheduling = settings.scheduler
     options = SchedulerOptions(
         scheduling.idle_timeout, scheduling.min_free_mb, prefork=scheduling.prefork
@@ -127,7 +120,7 @@ async def run_server(settings: Settings) -> None:
     stop = asyncio.Event()
     _stop_on_signals(stop)
     scheduler.start(preload=scheduling.preload)
-    windows = settings.worker.decode == "windows"
+    windows = settings.engine.decode == "windows"
     cutting = start_build(assets, chosen.voice) if windows else None
     http = None
     if settings.http.uri:

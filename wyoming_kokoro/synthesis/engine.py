@@ -19,7 +19,8 @@ from wyoming_kokoro.audio import pause_after, silence, to_pcm16
 from wyoming_kokoro.catalog.assets import Assets, check_file
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
 from wyoming_kokoro.options import SPEED
-from wyoming_kokoro.synthesis.calls import Call, EngineOptions
+from wyoming_kokoro.settings import EngineSettings
+from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed
 from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
@@ -51,21 +52,25 @@ class Engine:
     def __init__(
         self,
         assets: Assets,
-        options: EngineOptions | None = None,
+        settings: EngineSettings | None = None,
         loading: ModelLoading | None = None,
+        lexicon: dict[str, str] | None = None,
     ) -> None:
-        """Load the model (or take the one `loading` has started) and warm the text side."""
+        """Load the model (or take the one `loading` has started) and warm the text side;
+        `lexicon`: the user's words and their phonemes (data, not settings)."""
         from kokoro_onnx.tokenizer import Tokenizer
 
-        self.options = options or EngineOptions()
+        self.settings = settings or EngineSettings()
+        self.threads = self.settings.effective_threads
+        self._lexicon = lexicon or {}
         started = time.monotonic()
         check_file(assets.voices)
         if loading is None:
             loading = ModelLoading(
                 assets,
-                self.options.threads,
-                self.options.optimized_copy,
-                find_split=self.options.decode == "windows",
+                self.threads,
+                self.settings.optimized_copy,
+                find_split=self.settings.decode == "windows",
             )
         # Meanwhile the text side takes its first-use costs (espeak, misaki, the
         # normalizer's tables): on two cores the two overlap almost fully.
@@ -78,7 +83,7 @@ class Engine:
         self._pace: Path | None = None
         if self._split is not None and loading.split_dir is not None:
             self._priors = VoicePriors(loading.split_dir / "priors", self._split.kinds)
-            self._pace = loading.split_dir / f"pace-{self.options.threads}-threads.json"
+            self._pace = loading.split_dir / f"pace-{self.threads}-threads.json"
             self._split.clock.recall(self._pace)
         self._session = Interruptible(self._kokoro.sess)
         # With the cut model loaded, kokoro-onnx holds the plan part only (for its
@@ -93,22 +98,20 @@ class Engine:
         _LOGGER.info(
             "Model loaded in %.2f s (%d threads, %d voices, %s)",
             time.monotonic() - started,
-            self.options.threads,
+            self.threads,
             len(self.voice_names),
             "first calls in windows" if self._split else "whole calls",
         )
 
     def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
-        return Phonemizer(
-            espeak, lexicon=self.options.lexicon, prefer_misaki=self.options.prefer_misaki
-        )
+        return Phonemizer(espeak, lexicon=self._lexicon)
 
     def _warm_text(self, espeak: Callable[[str, str], str]) -> None:
         # phonemizer warns on every sentence about word counts nobody needs to match;
         # its logger is configured when it is imported, so quiet it after that.
         logging.getLogger("phonemizer").setLevel(logging.ERROR)
         text = "At 7:30 the door opened."
-        if self.options.normalize:
+        if self.settings.normalize:
             text = normalize(text, "en-us")
         self._phonemizer(espeak)(text, "en-us")
 
@@ -132,7 +135,7 @@ class Engine:
 
     def phonemes(self, text: str, lang: str) -> str:
         """Normalized text → phonemes (what the model will say)."""
-        if self.options.normalize:
+        if self.settings.normalize:
             text = normalize(text, lang)
         return self._phonemize(text, lang)
 
@@ -165,7 +168,7 @@ class Engine:
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
-            for batch in split_phonemes(self.phonemes(part, lang), self.options.max_call_tokens):
+            for batch in split_phonemes(self.phonemes(part, lang), self.settings.max_call_tokens):
                 if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
                     first = not calls
                     call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
@@ -275,7 +278,7 @@ class Engine:
     def _longest(self, call: Call, plan: dict[str, np.ndarray], windowed: bool) -> int:
         """The most frames of `call` one window may decode (`max_decode_seconds`), or 0
         if any number may (or, unless it is `windowed` anyway, it decodes whole)."""
-        seconds = self.options.max_decode_seconds
+        seconds = self.settings.max_decode_seconds
         if not seconds:
             return 0
         longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))

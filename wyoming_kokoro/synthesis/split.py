@@ -104,12 +104,13 @@ def _adopt(partial: Path, target: Path) -> None:
 
 
 def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
+    from wyoming_kokoro.settings import EngineSettings
     from wyoming_kokoro.synthesis import teaching
-    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+    from wyoming_kokoro.synthesis.engine import Engine
     from wyoming_kokoro.synthesis.loading import ModelLoading
 
     loading = ModelLoading(assets, threads, split=partial)
-    engine = Engine(assets, EngineOptions(threads=threads), loading=loading)
+    engine = Engine(assets, EngineSettings(threads=threads), loading=loading)
     try:
         teaching.teach(engine, voice)
     except Exception as err:  # the cut is good without it: windows use probe rows

@@ -211,24 +211,19 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     # kokoro-onnx, espeak and the normalizer, which the load does not need. Until
     # the loader has imported onnxruntime and begun the session, other imports would
     # only compete with it for the GIL (measured: 0.12 s later first audio).
-    loading = ModelLoading(config.assets, config.threads, find_split=config.decode == "windows")
+    settings = config.engine
+    loading = ModelLoading(
+        config.assets, settings.effective_threads, find_split=settings.decode == "windows"
+    )
     loading.building.wait(timeout=10)
     from wyoming.event import read_event, write_event
 
     from wyoming_kokoro.catalog.assets import AssetError
-    from wyoming_kokoro.synthesis.engine import Engine, EngineOptions
+    from wyoming_kokoro.synthesis.engine import Engine
 
     worker: _Worker | None = None
     try:
-        options = EngineOptions(
-            threads=config.threads,
-            normalize=config.normalize,
-            lexicon=config.lexicon,
-            max_call_tokens=config.max_call_tokens,
-            max_decode_seconds=config.max_decode_seconds,
-            decode=config.decode,
-        )
-        engine = Engine(config.assets, options, loading)
+        engine = Engine(config.assets, settings, loading, config.lexicon)
         if setup.warm_up:
             engine.warm_up()
         leveler = for_voices_file(config.assets.voices) if config.level else None
