@@ -198,18 +198,20 @@ def _run(config: SayConfig) -> None:
     from wyoming_kokoro.audio import silence
     from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
     from wyoming_kokoro.synthesis.engine import Engine  # heavy: after argument checks
-    from wyoming_kokoro.synthesis.loudness import apply_gain, for_voices_file
+    from wyoming_kokoro.synthesis.loudness import for_voices_file
+    from wyoming_kokoro.synthesis.voicing import Voiced
     from wyoming_kokoro.text.pieces import split_text
 
-    voice = parse_voice(choice.voice, assets.voice_names)
+    # An unknown voice or a text with nothing to say fails before the model loads.
     preset_lang = presets[choice.preset].language if choice.preset else None
+    voice = parse_voice(choice.voice, assets.voice_names)
     lang = g2p_language(voice, text, config.lang or preset_lang)
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
     engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
-    leveler = for_voices_file(assets.voices)
-    volume = choice.volume * speech.volume
+    voiced = Voiced(engine, for_voices_file(assets.voices))
+    voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
     with (
         AudioSink(config.output, fmt) as sink,
@@ -222,9 +224,8 @@ def _run(config: SayConfig) -> None:
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
             quick = index == 0 and str(config.output) == "-"
-            for pcm in engine.speak(piece, voice, speed, lang, awaited=quick):
-                leveler.observe(voice, pcm)
-                sink.write(apply_gain(pcm, volume * leveler.gain(voice)))
+            for pcm in voiced.speak(piece, voicing, lang, awaited=quick):
+                sink.write(pcm)
         sink.write(silence(speech.tail_silence / 1000))
 
 

@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO
 
-from wyoming_kokoro.options import VOLUME_RANGE
 from wyoming_kokoro.protocol import (
     Audio,
     BadMessage,
@@ -38,15 +37,14 @@ from wyoming_kokoro.protocol import (
     WorkerConfig,
     decode,
 )
-from wyoming_kokoro.synthesis.loudness import Leveler, apply_gain, for_voices_file
+from wyoming_kokoro.synthesis.loudness import for_voices_file
 from wyoming_kokoro.synthesis.stopping import Interrupted
+from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from wyoming_kokoro.catalog.voices import VoiceSpec
     from wyoming_kokoro.synthesis.calls import Call
-    from wyoming_kokoro.synthesis.engine import Engine
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
@@ -54,16 +52,16 @@ _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 class _Worker:
     """The engine and the pieces it is part-way through."""
 
-    def __init__(self, engine: Engine, stdout: BinaryIO, leveler: Leveler | None = None) -> None:
+    def __init__(self, voiced: Voiced, stdout: BinaryIO) -> None:
         from wyoming.event import write_event
 
         self._write = write_event
-        self._engine = engine
+        self._voiced = voiced
+        self._engine = voiced.engine
         self._stdout = stdout
         # What each piece still has to say: calls, or a call part-way through its windows.
         self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool]]]] = {}
-        self._leveler = leveler
-        self._levels: dict[int, tuple[VoiceSpec, float]] = {}  # piece → its voice and volume
+        self._voicings: dict[int, Voicing] = {}
 
     def send(self, message: Message) -> None:
         self._write(message.event(), self._stdout)
@@ -72,20 +70,19 @@ class _Worker:
     def handle(self, message: Message) -> None:
         if isinstance(message, Drop):
             self._plans.pop(message.id, None)
-            self._levels.pop(message.id, None)
+            self._voicings.pop(message.id, None)
             return
         if not isinstance(message, (Piece, Next)):
             return
         job_id = message.id
         try:
             if isinstance(message, Piece):
-                voice = self._engine.voice(message.voice)
-                volume = min(max(message.volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
-                self._levels[job_id] = (voice, volume)
+                voicing = self._voiced.voicing(message.voice, message.speed, message.volume)
+                self._voicings[job_id] = voicing
                 plan = self._engine.plan(
                     message.text,
-                    voice,
-                    message.speed,
+                    voicing.voice,
+                    voicing.speed,
                     message.lang,
                     awaited=message.awaited,
                     in_hand=message.in_hand,
@@ -108,7 +105,7 @@ class _Worker:
             )
             _LOGGER.debug("Piece %s failed", job_id, exc_info=True)
             self._plans.pop(job_id, None)
-            self._levels.pop(job_id, None)
+            self._voicings.pop(job_id, None)
             reply = Failed(job_id, str(err) or type(err).__name__)
         self.send(reply)
 
@@ -162,17 +159,11 @@ class _Worker:
                 _LOGGER.debug("Call of piece %s interrupted", job_id)
         if not calls:
             del self._plans[job_id]
-            self._levels.pop(job_id, None)
+            self._voicings.pop(job_id, None)
         return Audio(job_id, more=bool(calls), pcm=pcm)
 
     def _leveled(self, job_id: int, audio: np.ndarray) -> bytes:
-        """The audio as it leaves the worker: at the voice's level, times the volume."""
-        voice, volume = self._levels.get(job_id, (None, 1.0))
-        gain = volume
-        if self._leveler is not None and voice is not None:
-            self._leveler.observe(voice, audio)
-            gain *= self._leveler.gain(voice)
-        return apply_gain(audio, gain).tobytes()
+        return self._voiced.level(self._voicings[job_id], audio).tobytes()
 
 
 def _read_setup(stdin: BinaryIO) -> Setup | None:
@@ -227,7 +218,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
         if setup.warm_up:
             engine.warm_up()
         leveler = for_voices_file(config.assets.voices) if config.level else None
-        worker = _Worker(engine, stdout, leveler)
+        worker = _Worker(Voiced(engine, leveler), stdout)
     except (AssetError, OSError, ValueError) as err:
         write_event(Fatal(str(err)).event(), stdout)
         stdout.flush()

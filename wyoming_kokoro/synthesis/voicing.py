@@ -1,0 +1,59 @@
+"""How a piece is voiced, and the audio as every front end hands it on.
+
+The worker (for both doors) and kokoro-say speak through `Voiced`: a piece's voice
+parsed once, its volume within range, and the engine's audio brought to every voice's
+equal loudness times that volume. The engine below stays raw, so windows and whole
+decodes can be compared sample for sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from wyoming_kokoro.options import VOLUME_RANGE
+from wyoming_kokoro.synthesis.loudness import Leveler, apply_gain
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from wyoming_kokoro.catalog.voices import VoiceSpec
+    from wyoming_kokoro.synthesis.engine import Engine
+
+
+@dataclass(frozen=True)
+class Voicing:
+    """A piece's voice (a single voice or a blend), speed and volume."""
+
+    voice: VoiceSpec
+    speed: float = 1.0
+    volume: float = 1.0  # times the voice's equal loudness
+
+
+class Voiced:
+    """An engine whose audio leaves at every voice's equal loudness, times the volume."""
+
+    def __init__(self, engine: Engine, leveler: Leveler | None) -> None:
+        self.engine = engine
+        self._leveler = leveler  # None: the engine's own loudness (tests, benchmarks)
+
+    def voicing(self, voice: str, speed: float = 1.0, volume: float = 1.0) -> Voicing:
+        """Parse `voice` against the loaded voices (VoiceError if unknown)."""
+        volume = min(max(volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
+        return Voicing(self.engine.voice(voice), speed, volume)
+
+    def level(self, voicing: Voicing, audio: np.ndarray) -> np.ndarray:
+        """One stretch of the engine's audio as it leaves: levelled, times the volume."""
+        gain = voicing.volume
+        if self._leveler is not None:
+            self._leveler.observe(voicing.voice, audio)
+            gain *= self._leveler.gain(voicing.voice)
+        return apply_gain(audio, gain)
+
+    def speak(
+        self, piece: str, voicing: Voicing, lang: str | None = None, awaited: bool = False
+    ) -> Iterator[np.ndarray]:
+        """One piece of text as levelled int16 audio, one array per model call."""
+        for audio in self.engine.speak(piece, voicing.voice, voicing.speed, lang, awaited):
+            yield self.level(voicing, audio)
