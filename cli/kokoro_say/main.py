@@ -80,7 +80,7 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     help="Audio file to write; '-' = stdout (raw PCM unless --format).",
 )
 @click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
-@options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"})
+@options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"}, hide_advanced=True)
 @click.option(
     "-l",
     "--lang",
@@ -88,14 +88,16 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     "(Japanese and Chinese voices read text without kana or ideographs as English).",
 )
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
-@options.apply((options.DOWNLOAD, options.DOWNLOAD_URL))
+@options.apply((options.DOWNLOAD, options.DOWNLOAD_URL), hide_advanced=True)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, only errors.")
 @options.apply((options.DEBUG,))
+@options.help_all()
 @click.version_option(__version__, prog_name="kokoro-say")
 def main(**params: Any) -> None:
     """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.
 
     The format follows the extension (wav, flac, ogg, mp3) or --format.
+    More options (model files, tuning): --help-all.
     """
     config = SayConfig.from_params(params)
     # onnxruntime's telemetry writes a session file into the temporary directory and
