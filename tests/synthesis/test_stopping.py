@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, StopSwitch, Turns
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops, StopSwitch
 
 
 class _Session:
@@ -61,17 +61,17 @@ def test_a_wrapped_session_passes_the_switch_options() -> None:
 
 def test_a_stop_never_outlives_the_call_it_was_for() -> None:
     plans, windows = StopSwitch(), StopSwitch()
-    turns = Turns(plans, windows)
-    turns.let_others_go("a")  # nothing of "a" runs: the stop waits for its next window
-    assert turns.spent("a") and not turns.spent("a")  # spent once
+    stops = Stops(plans, windows)
+    stops.let_others_go("a")  # nothing of "a" runs: the stop waits for its next window
+    assert stops.spent("a") and not stops.spent("a")  # spent once
     with windows.running("a") as options:
         assert not options.terminate  # the spent stop does not hit the next window
-    turns.interrupt("a")
-    turns.done("a")  # its call ended first: the stop goes with it
+    stops.interrupt("a")
+    stops.done("a")  # its call ended first: the stop goes with it
     with plans.running("a") as options, windows.running("a") as window_options:
         assert not options.terminate and not window_options.terminate
-    assert not turns.spent("a")
-    assert not Turns(plans, None).spent("a")
+    assert not stops.spent("a")
+    assert not Stops(plans, None).spent("a")
 
 
 def test_a_call_that_ends_keeps_another_calls_ask_to_let_others_go() -> None:
@@ -79,9 +79,9 @@ def test_a_call_that_ends_keeps_another_calls_ask_to_let_others_go() -> None:
     # last window: "a" ending must not drop it, or "b" goes on past the window it
     # should stop after and every newcomer waits longer (bench B11: 0.05 s each).
     windows = StopSwitch()
-    turns = Turns(StopSwitch(), windows)
-    turns.let_others_go("b")
-    turns.done("a")
-    assert turns.spent("b")
+    stops = Stops(StopSwitch(), windows)
+    stops.let_others_go("b")
+    stops.done("a")
+    assert stops.spent("b")
     with windows.running("b") as options:
         assert not options.terminate  # spent with the ask

@@ -27,7 +27,7 @@ from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
 from wyoming_kokoro.synthesis.prior import SHORT_FRAMES, VoicePriors
-from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Turns
+from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
@@ -91,7 +91,7 @@ class Engine:
         self._kokoro.sess = self._session if self._split is None else _PlanOnly()
         # What stops this model's running call from another thread.
         self._switch = self._session.switch if self._split is None else self._split.switch
-        self._turns = Turns(self._switch, self._split.window_switch if self._split else None)
+        self._stops = Stops(self._switch, self._split.window_switch if self._split else None)
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
@@ -249,11 +249,11 @@ class Engine:
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
-                self._turns.done(tag)  # nothing is left to let others go after
+                self._stops.done(tag)  # nothing is left to let others go after
                 yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
                 return
         except Interrupted:
-            self._turns.done(tag)
+            self._stops.done(tag)
             raise
         _LOGGER.debug(
             "Windows%s with %s",
@@ -267,7 +267,7 @@ class Engine:
                 yield np.zeros(0, np.int16), False
                 continue
             if last:  # a stop that comes now is for nothing of this call
-                self._turns.done(tag)
+                self._stops.done(tag)
             audio = edges.cut(window, last)
             if len(audio) or last:  # else all of it is held back, a quiet stretch
                 # Faded where the call begins and ends only: windows join sample to sample.
@@ -303,19 +303,19 @@ class Engine:
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
-        return self._turns.spent(tag)
+        return self._stops.spent(tag)
 
     def let_others_go(self, tag: object) -> None:
         """Have the call tagged `tag` pause at once if it is decoding a window after its
         first (that window is decoded again later), else after its window in progress
         (from another thread); unlike `interrupt`, a plan or a whole call goes on."""
-        self._turns.let_others_go(tag)
+        self._stops.let_others_go(tag)
 
     def interrupt(self, tag: object) -> bool:
         """Stop the running call tagged `tag` (from another thread); False if nothing
         of it was running. A call decoded in windows stops its window after the first,
         or pauses at its next window (see `stream`)."""
-        return self._turns.interrupt(tag)
+        return self._stops.interrupt(tag)
 
     def speak(
         self,

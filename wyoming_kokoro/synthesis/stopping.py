@@ -86,7 +86,7 @@ class Interruptible:
         return self._session.run(names, feed, self.switch.options)
 
 
-class Turns:
+class Stops:
     """Whether a tagged call should let others have the model, with the switches that
     stop its runs: the plan or a whole call's, and (decoding in windows) those of its
     windows after the first.
