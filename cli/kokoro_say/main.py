@@ -14,7 +14,8 @@ from typing import Any
 import click
 
 from wyoming_kokoro import __version__, options
-from wyoming_kokoro.catalog.assets import AssetError, default_data_dir, resolve
+from wyoming_kokoro.catalog.assets import AssetError, resolve
+from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.presets import Preset, choose, load_presets
 from wyoming_kokoro.catalog.voices import (
     CATALOG,

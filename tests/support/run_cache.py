@@ -26,7 +26,7 @@ def use_run_cache() -> Path | None:
     the end of the run, or None when this process did not make it."""
     if os.environ.get(_OWNED):
         return None
-    from wyoming_kokoro.catalog.assets import cache_dir
+    from wyoming_kokoro.catalog.places import cache_dir
 
     source = cache_dir()
     run = Path(tempfile.mkdtemp(prefix="kokoro-test-cache-"))

@@ -27,13 +27,13 @@ from wyoming_kokoro.catalog.files import (
     VOICES_FILE,
     KnownFile,
 )
+from wyoming_kokoro.catalog.places import cache_dir
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.voices import VoicesFile
 
 _LOGGER = logging.getLogger(__name__)
 
-APP_NAME = "wyoming-kokoro"
 _EMBEDDED_PARTS = 4
 
 
@@ -43,25 +43,6 @@ class AssetError(RuntimeError):
 
 class CacheUnwritableError(AssetError):
     """The embedded model cannot be written to the cache directory."""
-
-
-def default_data_dir() -> Path:
-    """Per-user data directory ($KOKORO_DATA_DIR's first entry, else XDG data home)."""
-    # The server reads KOKORO_DATA_DIR as its --data-dir list, separated like PATH.
-    env = os.environ.get("KOKORO_DATA_DIR", "").split(os.pathsep)[0]
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / APP_NAME
-
-
-def cache_dir() -> Path:
-    """Where the embedded model is assembled ($KOKORO_CACHE_DIR, else XDG cache home)."""
-    env = os.environ.get("KOKORO_CACHE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / APP_NAME
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from wyoming_kokoro.catalog.assets import cache_dir
 from wyoming_kokoro.catalog.files import BY_NAME
+from wyoming_kokoro.catalog.places import cache_dir
 
 _LOGGER = logging.getLogger(__name__)
 VERIFIED = "verified"

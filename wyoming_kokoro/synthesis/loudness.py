@@ -127,7 +127,7 @@ class Leveler:
 
 def for_voices_file(voices: Path) -> Leveler:
     """A leveler whose measurements are cached for this voices file (by name, size, time)."""
-    from wyoming_kokoro.catalog.assets import cache_dir
+    from wyoming_kokoro.catalog.places import cache_dir
 
     try:
         stat = voices.stat()

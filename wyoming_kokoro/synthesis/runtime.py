@@ -25,8 +25,8 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wyoming_kokoro.catalog.assets import cache_dir
 from wyoming_kokoro.catalog.files import BY_NAME
+from wyoming_kokoro.catalog.places import cache_dir
 
 if TYPE_CHECKING:
     import onnxruntime as ort

@@ -28,7 +28,7 @@ def _ensure_tempdir() -> None:
     no writable /tmp (a locked-down add-on) every burst failed. Use the cache then."""
     import tempfile
 
-    from wyoming_kokoro.catalog.assets import cache_dir
+    from wyoming_kokoro.catalog.places import cache_dir
 
     try:
         tempfile.gettempdir()

@@ -81,7 +81,7 @@ def _give_back(slot: int) -> None:
 def cached_copy(original: Path, slot: int) -> Path:
     """The library's copy for `slot` (1, 2, …) in the cache, made on first use
     (OSError if the cache cannot hold it)."""
-    from wyoming_kokoro.catalog.assets import cache_dir
+    from wyoming_kokoro.catalog.places import cache_dir
 
     info = original.stat()
     directory = cache_dir() / "espeak" / f"{info.st_size}-{info.st_mtime_ns}" / str(slot)
