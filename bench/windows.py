@@ -45,6 +45,7 @@ from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import graph, prior, split, teaching
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine
+from wyoming_kokoro.synthesis.loading import load_cut
 from wyoming_kokoro.synthesis.pacing import Windows
 from wyoming_kokoro.synthesis.prior import VoicePriors
 
@@ -104,7 +105,7 @@ def main() -> None:
     directory = split.ready(assets.model) or split.build(assets, threads=args.threads)
     windowed = Engine(assets, EngineSettings(threads=args.threads))
     whole = Engine(assets, EngineSettings(threads=args.threads, decode="whole"))
-    cut = SplitModel(split.load(directory, args.threads))
+    cut = SplitModel(load_cut(directory, args.threads))
     voice = windowed.voice(VOICE)
     kokoro = whole._kokoro
     for engine in (windowed, whole):
@@ -272,7 +273,7 @@ def main() -> None:
         "windows, 2 probe rows of 7 snippets": Windows(probes=2),
         "windows, 0 probes (the first window's statistics)": None,
     }
-    sessions = split.load(directory, 2)
+    sessions = load_cut(directory, 2)
     models = {
         name: SplitModel(sessions, config or Windows(probes=0)) for name, config in configs.items()
     }

@@ -25,7 +25,7 @@ from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import graph, split
 from wyoming_kokoro.synthesis.decoder import SplitModel
 from wyoming_kokoro.synthesis.engine import Engine
-from wyoming_kokoro.synthesis.loading import ModelLoading
+from wyoming_kokoro.synthesis.loading import ModelLoading, load_cut
 from wyoming_kokoro.synthesis.pacing import Clock, first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 from wyoming_kokoro.synthesis.runtime import create_session
@@ -53,7 +53,7 @@ def assets() -> Assets:
 @pytest.fixture(scope="module")
 def cut(assets) -> SplitModel:
     directory = split.ready(assets.model) or split.build(assets, threads=2)
-    return SplitModel(split.load(directory, 2))
+    return SplitModel(load_cut(directory, 2))
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,6 @@ class ModelLoading(threading.Thread):
     def _load_split(self, directory: Path) -> bool:
         """Load the parts instead of the whole graph; False (logged) if they fail."""
         from wyoming_kokoro.synthesis.graph import PLAN
-        from wyoming_kokoro.synthesis.split import load
 
         try:
             # The parts were cut from the file with this name's sha256: the file must
@@ -103,7 +102,7 @@ class ModelLoading(threading.Thread):
             return False
         try:
             self.building.set()
-            sessions = load(directory, self._threads)
+            sessions = load_cut(directory, self._threads)
         except Exception as err:  # a damaged cache entry: decode whole calls instead
             return self._damaged(directory, err)
         # Imported once the sessions are built: the thread that waits imports them
@@ -150,3 +149,16 @@ def _readable(voices: Path) -> bool:
     if hasattr(data, "close"):
         data.close()
     return True
+
+
+def load_cut(directory: Path, threads: int) -> dict[str, Any]:
+    """onnxruntime sessions of the cut model's parts in `directory` (from optimized copies
+    of this CPU's, made beside them on first use)."""
+    from wyoming_kokoro.synthesis.graph import PARTS
+    from wyoming_kokoro.synthesis.runtime import cpu_key
+
+    parts = {name: directory / name for name in PARTS}
+    return {
+        name: create_session(str(part), threads, part.with_name(f"{part.stem}-{cpu_key()}.opt"))
+        for name, part in parts.items()
+    }

@@ -21,26 +21,12 @@ import shutil
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 from wyoming_kokoro.catalog.assets import Assets, model_file
 from wyoming_kokoro.catalog.cut import VERIFIED, ready, split_dir, superseded
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES = 20
-
-
-def _session(path: Path, threads: int) -> Any:
-    from wyoming_kokoro.synthesis.runtime import cpu_key, create_session
-
-    return create_session(str(path), threads, path.with_name(f"{path.stem}-{cpu_key()}.opt"))
-
-
-def load(directory: Path, threads: int) -> dict[str, Any]:
-    """onnxruntime sessions of the parts in `directory` (from optimized copies)."""
-    from wyoming_kokoro.synthesis.graph import PARTS
-
-    return {name: _session(directory / name, threads) for name in PARTS}
 
 
 def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
