@@ -8,12 +8,14 @@ end-to-end tests in test_server.py and test_robustness.py.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 from collections.abc import Callable
 from pathlib import Path
 
-from support.fake_door import Door, fake_door
+import pytest
+from support.fake_door import VOICES, Door, fake_door
 from support.fake_worker import heard
 from support.wyoming_io import collect, stream, synthesize
 from wyoming.client import AsyncClient
@@ -225,3 +227,36 @@ async def until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("the condition never came true")
         await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize("kind", ["synthesize", "synthesize-start"])
+def test_a_null_voice_is_the_default_voice_as_over_http(kind: str) -> None:
+    """`"voice": null` is no voice on both doors (OpenAI's clients send null for an
+    optional field): the default voice speaks, not a protocol error."""
+
+    async def main() -> tuple[list[str], list[str]]:
+        async with fake_door() as door:
+            reader, writer = await asyncio.open_connection(*door.uri[6:].split(":"))
+            data = {"voice": None} if kind == "synthesize-start" else {"text": "Hi.", "voice": None}
+            events: list[dict[str, object]] = [{"type": kind, "data": data}]
+            if kind == "synthesize-start":
+                events += [
+                    {"type": "synthesize-chunk", "data": {"text": "Hi there."}},
+                    {"type": "synthesize-stop"},
+                ]
+            for event in events:
+                writer.write(json.dumps(event).encode() + b"\n")
+            await writer.drain()
+            types = []
+            while not types or types[-1] not in ("audio-stop", "error"):
+                header = json.loads(await asyncio.wait_for(reader.readline(), 10))
+                await reader.readexactly(header.get("data_length") or 0)
+                await reader.readexactly(header.get("payload_length") or 0)
+                types.append(header["type"])
+            writer.close()
+            voices = [m.voice for m in door.worker.calls(Piece)]  # type: ignore[attr-defined]
+            return types, voices
+
+    types, voices = asyncio.run(main())
+    assert types[0] == "audio-start" and types[-1] == "audio-stop", types
+    assert voices and set(voices) == {VOICES[0]}

@@ -229,10 +229,11 @@ def _text_of(event: Event) -> str:
 
 
 def _voice_of(event: Event) -> SynthesizeVoice | None:
-    """The event's voice, checked: the library's parser fails on a malformed one."""
-    if "voice" not in event.data:
+    """The event's voice, checked: the library's parser fails on a malformed one.
+    A null voice is no voice, the server's default, as over HTTP."""
+    voice = event.data.get("voice")
+    if voice is None:
         return None
-    voice = event.data["voice"]
     if not isinstance(voice, dict):
         raise ProtocolError("'voice' must be an object")
     for key in ("name", "language", "speaker"):
