@@ -8,6 +8,7 @@ A fake scheduler stands in for the model: these requests never reach synthesis.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import logging
@@ -60,7 +61,7 @@ def run(
         ids = itertools.count(1)
         speech = SpeechConfig(
             scheduler=scheduler,  # type: ignore[arg-type]
-            voices=Voices((VOICE,), VOICE, 1.0, 1000),
+            voices=config.pop("voices", Voices((VOICE,), VOICE, 1.0, 1000)),
             next_client_id=lambda: next(ids),
             max_streams=max_streams,
             write_timeout=5.0,
@@ -209,3 +210,30 @@ def test_an_empty_api_key_warns_like_no_key(caplog) -> None:
 
     serve(caplog, check, host="0.0.0.0", api_key="")
     assert "open to the network without --api-key" in caplog.text
+
+
+def test_a_long_input_is_split_off_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Splitting 100k characters into sentences held the loop (every other client's
+    describe and audio waited): a long input is split in a thread, as over Wyoming."""
+    import threading
+
+    from wyoming_kokoro.text.pieces import SentenceStream
+
+    threads: list[str] = []
+    feed = SentenceStream.feed
+
+    def recorded(self: SentenceStream, *args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return feed(self, *args, **kwargs)
+
+    monkeypatch.setattr(SentenceStream, "feed", recorded)
+    text = "The kitchen lights are on and the door is locked. " * 100
+
+    async def test(client: TestClient, app: Any) -> None:
+        # The fake scheduler never speaks: the request waits for audio once split.
+        request = client.post("/v1/audio/speech", json={**GOOD, "input": text})
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(request, 2)
+
+    run(test, voices=Voices((VOICE,), VOICE, 1.0, 10_000))
+    assert threads and threading.main_thread().name not in threads, threads

@@ -192,9 +192,10 @@ async def _stream(
 
 
 async def _add_input(spoken: SpokenText, speech: SpeechRequest, config: SpeechConfig) -> None:
-    """Queue the input's pieces: plain text, or an SSML document (parsed in a thread)."""
+    """Queue the input's pieces: plain text (a long one split in a thread, as over
+    Wyoming), or an SSML document (parsed in a thread)."""
     if not is_ssml(speech.text):
-        spoken.add_text(speech.text, more=False)
+        await spoken.add_text_async(speech.text, more=False)
         return
     catalog = config.voices.current()
     base = Choice(speech.voice, speech.speed, speech.volume, speech.lang, speech.preset)
