@@ -62,6 +62,13 @@ class KokoroHandler:
         # leaves is noticed at once, not at the next failed write.
         self._next_event: asyncio.Future[Event | None] | None = None
 
+    async def _begin(self, voice: SynthesizeVoice | None, ssml: bool | None) -> Utterance:
+        """A new utterance, its audio-start sent: the latest one, whose sender ends with us."""
+        utterance = Utterance(self.config, self.scheduler, self.client_id, self.write, voice, ssml)
+        await utterance.begin()
+        self.utterance = utterance
+        return utterance
+
     async def write(self, event: Event) -> None:
         # The sender task and the event loop both write: keep events whole.
         async with self._write_lock:
@@ -140,8 +147,7 @@ class KokoroHandler:
                 raise ProtocolError("synthesize-start while a stream is already open")
             # Text is on its way: a cold worker starts loading while the LLM writes it.
             self.scheduler.prepare()
-            self._streaming = Utterance(self, voice, _ssml_asked(event))
-            await self._streaming.begin()
+            self._streaming = await self._begin(voice, _ssml_asked(event))
         elif SynthesizeChunk.is_type(event.type):
             text = _text_of(event)
             if self._streaming is None:
@@ -161,8 +167,7 @@ class KokoroHandler:
             if len(text) > self.config.max_text_chars:  # refused before any audio-start
                 limit = self.config.max_text_chars
                 raise ProtocolError(f"text is longer than the limit of {limit} characters")
-            utterance = Utterance(self, voice, _ssml_asked(event))
-            await utterance.begin()
+            utterance = await self._begin(voice, _ssml_asked(event))
             await utterance.add_text(text, more=False)  # the whole text
             await self._wait(utterance)
         else:

@@ -20,7 +20,12 @@ from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 
 if TYPE_CHECKING:
-    from wyoming_kokoro.server.wyoming.handler import KokoroHandler
+    from collections.abc import Awaitable, Callable
+
+    from wyoming.event import Event
+
+    from wyoming_kokoro.server.scheduler import Scheduler
+    from wyoming_kokoro.server.wyoming.config import HandlerConfig
 
 _CHUNK_BYTES = 8192 * SAMPLE_WIDTH
 
@@ -29,10 +34,17 @@ class Utterance:
     """Text in, ordered audio out, for one audio-start … audio-stop."""
 
     def __init__(
-        self, handler: KokoroHandler, voice: SynthesizeVoice | None, ssml: bool | None = None
+        self,
+        config: HandlerConfig,
+        scheduler: Scheduler,
+        client_id: int,
+        write: Callable[[Event], Awaitable[None]],
+        voice: SynthesizeVoice | None,
+        ssml: bool | None = None,
     ) -> None:
-        self._handler = handler
-        config = handler.config
+        """`write`: sends one event to the client (the connection keeps events whole)."""
+        self._config = config
+        self._write = write
         choice = config.choose(voice)
         self._choice = choice
         # SSML: asked for with text_format, or text that opens with "<" (decided once
@@ -43,8 +55,8 @@ class Utterance:
         self.voice = choice.voice
         self.lang: str | None = choice.lang
         self._text = SpokenText(
-            handler.scheduler,
-            handler.client_id,
+            scheduler,
+            client_id,
             self.voice,
             choice.speed,
             self.lang,
@@ -58,9 +70,8 @@ class Utterance:
 
     async def begin(self) -> None:
         """audio-start now (so it precedes any later answer), then audio as it comes."""
-        await self._handler.write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
+        await self._write(AudioStart(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS).event())
         self.sender = asyncio.create_task(self._send_audio(), name="kokoro sender")
-        self._handler.utterance = self
 
     async def add_text(self, text: str, more: bool = True) -> None:
         """Speak `text` as it comes; `more`: text may follow (see `SpokenText.add_text`)."""
@@ -94,7 +105,7 @@ class Utterance:
             pieces = await asyncio.to_thread(self._text.plan_text, text)
             self._text.submit(pieces)
             return
-        config = self._handler.config
+        config = self._config
         voicing = ssml_voicing(lambda name: config.choose_strict(name), self._choice, config.volume)
         try:
             planned = await asyncio.to_thread(
@@ -112,7 +123,7 @@ class Utterance:
         await self.sender
 
     async def _send_audio(self) -> None:
-        write = self._handler.write
+        write = self._write
         async for pcm in self._text.audio():
             for start in range(0, len(pcm), _CHUNK_BYTES):
                 chunk = pcm[start : start + _CHUNK_BYTES]
