@@ -35,11 +35,18 @@ COPY cli /tmp/src/cli
 COPY addon/slim.sh /tmp/slim.sh
 # Links that cut into the /data volume's cache before the server starts.
 COPY addon/cut-seed.sh /opt/kokoro/bin/kokoro-cut-seed
-# A virtual environment keeps pip away from the base's own Python packages.
-RUN python3 -m venv /opt/kokoro \
+# A virtual environment keeps pip away from the base's own Python packages. binutils
+# (its strip) is needed by slim.sh only. The base image picks the package versions.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends binutils \
+    && python3 -m venv /opt/kokoro \
     && pip install /tmp/src \
     && /tmp/slim.sh /opt/kokoro \
     && rm -rf /tmp/src /tmp/slim.sh \
+    && apt-get purge -y --auto-remove binutils \
+    && apt-get clean \
+    && rm -rf /var/lib/apt/lists/* \
     && useradd --uid 1000 --user-group --home-dir /data --no-create-home \
         --shell /usr/sbin/nologin kokoro \
     && mkdir -p /data \

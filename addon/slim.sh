@@ -3,18 +3,24 @@
 # same RUN step as pip, so what it removes never reaches a layer. Usage: slim.sh VENV
 set -euo pipefail
 venv="$1"
+# The program headers that say how a library is loaded.
+segments() { readelf -lW "$1" | grep -E '^ +(LOAD|DYNAMIC|GNU_RELRO|GNU_STACK) '; }
 site="$("${venv}/bin/python3" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
 
 # Sudachi's dictionary (193 MB, from pyopenjtalk-plus's dependencies) is read only for
 # a kanji OpenJTalk does not know, to find a word reading for it; the embedded voices
 # otherwise never touch it. A stand-in with no words answers the same lookups ("not a
 # word"), so such a kanji gets its Unihan reading, which pyopenjtalk falls back to
-# anyway. It still needs the parts of speech of Sudachi's unknown-word rules and a
-# connection matrix as wide as their ids (5968): 71 MB, nearly all of it zeros.
+# anyway. It still needs the parts of speech of Sudachi's unknown-word rules. Their
+# connection ids (up to 5968) would need a matrix as wide, all zeros: the rules are
+# given id 0 instead, and a one-cell matrix of zero costs the same to every path.
 dic="${site}/sudachidict_core/resources/system.dic"
-if [[ -f "${dic}" && "$(stat -c %s "${dic}")" -gt 100000000 ]]; then
+if [[ -f "${dic}" && "$(stat -c %s "${dic}")" -gt 1000000 ]]; then
     work="$(mktemp -d)"
-    printf '5969 5969\n0 0 0\n' > "${work}/matrix.def"
+    rules="${site}/sudachipy/resources"
+    sed -i -E 's/^([^,]+),[0-9]+,[0-9]+,/\1,0,0,/' "${rules}/unk.def"
+    sed -i -E 's/"(leftId|rightId)" *: *[0-9]+/"\1" : 0/' "${rules}/sudachi.json"
+    printf '1 1\n0 0 0\n' > "${work}/matrix.def"
     surface=0
     while IFS= read -r pos; do
         # One entry per part of speech, under a surface no text contains.
@@ -66,5 +72,36 @@ fi
 
 # The libraries' own test suites (numpy, onnx's backend tests, …) are never imported.
 find "${site}" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +
+
+# jieba: its paddle mode (lac_small, only with paddle installed), its keyword extraction
+# (analyse) and the pickles Jython reads; CPython imports the same tables as modules.
+rm -rf "${site}/jieba/lac_small" "${site}/jieba/analyse"
+find "${site}/jieba" -name '*.p' -delete
+# espeak-ng speaks here only the languages of Kokoro's voices (catalog/voices.py).
+for dict in "${site}"/espeakng_loader/espeak-ng-data/*_dict; do
+    case "$(basename "${dict}")" in
+        en_dict | es_dict | fr_dict | hi_dict | it_dict | pt_dict) ;;
+        *) rm -f "${dict}" ;;
+    esac
+done
+# onnxruntime's C API library, for programs that link it; the Python module has its own.
+rm -f "${site}"/onnxruntime/capi/libonnxruntime.so.*
+
+# Symbol tables of the wheels' shared libraries (strip and readelf come from binutils,
+# which the Dockerfiles install for this step only). auditwheel patched some libraries
+# (patchelf), and strip can lay those out anew so that they no longer load: a library
+# is kept stripped only if its segments are unchanged, else left as it came.
+if command -v strip > /dev/null && command -v readelf > /dev/null; then
+    stripped="$(mktemp)"
+    while IFS= read -r -d '' library; do
+        strip --strip-unneeded -o "${stripped}" "${library}" 2> /dev/null || continue
+        if [[ "$(segments "${library}")" == "$(segments "${stripped}")" ]]; then
+            cat "${stripped}" > "${library}"
+        fi
+    done < <(find "${site}" -type f -name '*.so*' -print0)
+    rm -f "${stripped}"
+else
+    echo "slim.sh: no binutils here; the shared libraries keep their symbol tables" >&2
+fi
 # pip is not needed to run; the image is rebuilt, not upgraded in place.
 "${venv}/bin/python3" -m pip uninstall --yes --quiet pip

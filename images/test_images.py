@@ -14,11 +14,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import http.server
+import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
+import urllib.request
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -507,3 +511,94 @@ def test_aarch64_addon_speaks_under_emulation(
         )
         assert wer(text, heard) <= 0.25, heard
         assert {uid for uid, _ in process_uids(container).values()} == {0}
+
+
+# --------------------------------------------------------------------------- what slim.sh keeps
+
+# One sentence per language of Kokoro v1.0, phonemized as the worker does: slim.sh
+# trims espeak-ng's dictionaries, jieba and Sudachi, so each must read as on the host.
+G2P_PROBE = """
+import json
+from kokoro_onnx.tokenizer import Tokenizer
+from wyoming_kokoro.text.g2p import Phonemizer
+SAMPLES = {
+    "en-us": "The garage door is open.", "en-gb": "The garage door is open.",
+    "es": "La puerta del garaje está abierta.", "fr-fr": "La porte du garage est ouverte.",
+    "hi": "गैराज का दरवाज़ा खुला है।", "it": "La porta del garage è aperta.",
+    "pt-br": "A porta da garagem está aberta.", "ja": "車庫の扉が開いています。",
+    "zh": "车库的门开着。",
+}
+phonemize = Phonemizer(Tokenizer().phonemize)
+print(json.dumps({lang: phonemize(text, lang) for lang, text in SAMPLES.items()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def host_phonemes() -> dict[str, str]:
+    result = subprocess.run(
+        [sys.executable, "-c", G2P_PROBE], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_language_reads_as_on_the_host(
+    kind: str, images: dict[str, str], host_phonemes: dict[str, str]
+) -> None:
+    result = run_once(images[kind], "-c", G2P_PROBE, entrypoint="python3", timeout=300)
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(found) == 9 and all(found.values()), found
+    assert found == host_phonemes
+
+
+FORMATS = ["mp3", "opus", "aac", "flac", "wav", "pcm"]
+
+
+def decode(body: bytes, fmt: str) -> tuple[Any, int]:
+    """Float samples and their rate: libsndfile reads all but pcm and aac (PyAV)."""
+    import numpy as np
+
+    if fmt == "pcm":
+        return np.frombuffer(body, "<i2").astype(np.float32) / 32768, 24000
+    if fmt == "aac":
+        import av
+
+        with av.open(io.BytesIO(body), format="aac") as container:
+            frames = [f.to_ndarray().reshape(-1) for f in container.decode(audio=0)]
+            rate = container.streams.audio[0].rate
+        return np.concatenate(frames).astype(np.float32), rate
+    import soundfile
+
+    samples, rate = soundfile.read(io.BytesIO(body), dtype="float32")
+    return samples, rate
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_http_format_is_served_and_heard(
+    kind: str, images: dict[str, str], names: Names, tmp_path: Path, recognizer: Any
+) -> None:
+    http = {"extra": ["--http", "tcp://0.0.0.0:8880"]}
+    if kind != "standalone":
+        http = {"options": {"http_api": True}}
+    with start_server(kind, images[kind], names, tmp_path, **http):  # type: ignore[arg-type]
+        for fmt in FORMATS:
+            request = urllib.request.Request(
+                "http://127.0.0.1:8880/v1/audio/speech",
+                data=json.dumps(
+                    {
+                        "model": "kokoro",
+                        "input": SENTENCE,
+                        "voice": "jm_kumo",
+                        "response_format": fmt,
+                    }
+                ).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=180) as response:
+                assert response.status == 200, fmt
+                body = response.read()
+            samples, rate = decode(body, fmt)
+            assert len(samples) > rate // 2, fmt
+            heard = recognizer.transcribe(samples, rate)
+            assert wer(SENTENCE, heard) <= 0.25, (fmt, heard)
