@@ -247,8 +247,8 @@ EMPTY_CHUNKS = [*EMPTY_TEXTS[:-1], "\n```\ncode\n```\n"]
 
 MALFORMED_EVENTS = [
     ("synthesize", {}),
-    ("synthesize", {"text": "", "voice": None}),
-    ("synthesize-start", {"voice": None}),
+    ("synthesize", {"text": "", "voice": "af_heart"}),
+    ("synthesize-start", {"voice": ["af_heart"]}),
     ("synthesize-chunk", {}),
 ]
 

@@ -396,7 +396,10 @@ def test_sse_events_read_by_a_real_sse_client(served) -> None:
         "usage": {"input_tokens": len(text), "output_tokens": 0, "total_tokens": len(text)},
     }
     audio = b"".join(base64.b64decode(e["audio"]) for e in events[:-1])
-    assert len(audio) == len(plain)  # the same speech, in events
+    # The same speech, in events. Two requests for the same text may be decoded in
+    # windows of other sizes (they follow the CPU's pace), whose edges can trim
+    # differently by less than one frame (600 samples).
+    assert abs(len(audio) - len(plain)) <= 600 * 2
 
 
 def test_wyoming_still_speaks_plain_text(served) -> None:
