@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.server.offer import Offer
 
 JA = ("jf_alpha", "jm_kumo")
 PACK = ("af_heart", "jf_alpha", "jm_kumo")
@@ -16,31 +16,31 @@ PACK = ("af_heart", "jf_alpha", "jm_kumo")
 def test_a_chosen_default_becomes_af_heart_when_it_arrives_and_back_when_it_goes(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    catalog = Catalog(JA, {}, "jm_kumo", False, pinned=False)
+    offer = Offer(JA, {}, "jm_kumo", False, pinned=False)
     with caplog.at_level(logging.INFO):
-        catalog.update(PACK, {})
-    assert catalog.default_voice == "af_heart"
-    assert catalog.choose(None, 1.0).voice == "af_heart"
+        offer.update(PACK, {})
+    assert offer.default_voice == "af_heart"
+    assert offer.choose(None, 1.0).voice == "af_heart"
     assert "Default voice now af_heart (was jm_kumo)" in caplog.text
-    catalog.update(JA, {})
-    assert catalog.default_voice == "jm_kumo"
+    offer.update(JA, {})
+    assert offer.default_voice == "jm_kumo"
 
 
 def test_an_asked_for_default_is_kept_and_replaced_only_while_missing(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    catalog = Catalog(JA, {}, "jf_alpha", False, pinned=True)
-    catalog.update(PACK, {})
-    assert catalog.default_voice == "jf_alpha"
+    offer = Offer(JA, {}, "jf_alpha", False, pinned=True)
+    offer.update(PACK, {})
+    assert offer.default_voice == "jf_alpha"
     with caplog.at_level(logging.WARNING):
-        catalog.update(("af_heart", "jm_kumo"), {})
-    assert catalog.default_voice == "af_heart"
+        offer.update(("af_heart", "jm_kumo"), {})
+    assert offer.default_voice == "af_heart"
     assert "Voice jf_alpha is not installed now" in caplog.text
-    catalog.update(PACK, {})
-    assert catalog.default_voice == "jf_alpha"  # back once it is installed again
+    offer.update(PACK, {})
+    assert offer.default_voice == "jf_alpha"  # back once it is installed again
 
 
 def test_without_a_word_on_it_a_default_other_than_the_automatic_one_is_kept() -> None:
-    catalog = Catalog(JA, {}, "jf_alpha", False)
-    catalog.update(PACK, {})
-    assert catalog.default_voice == "jf_alpha"
+    offer = Offer(JA, {}, "jf_alpha", False)
+    offer.update(PACK, {})
+    assert offer.default_voice == "jf_alpha"

@@ -17,7 +17,7 @@ from pathlib import Path
 from support.fake_worker import FakeWorker
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.protocol import WorkerConfig
-from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
 from wyoming_kokoro.server.wyoming.handler import KokoroHandler
@@ -47,17 +47,17 @@ async def fake_door(
     assets = Assets(Path("m.onnx"), Path("v.npz"), VOICES, "test")
     config = WorkerConfig(assets, EngineSettings(threads=1))
     scheduler = Scheduler(config, SchedulerOptions(idle_timeout, min_free_mb=0), worker)
-    catalog = Catalog(VOICES, {}, VOICES[0], streaming=True)
+    offer = Offer(VOICES, {}, VOICES[0], streaming=True)
     speech = SpeechSettings()
     handler_config = HandlerConfig(
-        info=catalog.info,
+        info=offer.info,
         voice_names=VOICES,
         default_voice=VOICES[0],
         speed=1.0,
         max_text_chars=speech.max_text_chars,
         limits=Limits(max_data_bytes=speech.max_text_json_bytes),
         idle_seconds=connection_timeout,
-        catalog=catalog,
+        offer=offer,
     )
     ids = itertools.count(1)
 

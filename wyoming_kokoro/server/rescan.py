@@ -18,7 +18,7 @@ from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import PRESETS_FILE, PresetFiles
-from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
 
 _LOGGER = logging.getLogger(__name__)
@@ -39,18 +39,18 @@ def _signature(paths: list[Path]) -> Signature:
 
 
 class Rescanner:
-    """Keeps a Catalog, a lexicon and the worker's assets in step with the data dirs."""
+    """Keeps a Offer, a lexicon and the worker's assets in step with the data dirs."""
 
     def __init__(
         self,
         data_dirs: tuple[Path, ...],
-        catalog: Catalog,
+        offer: Offer,
         lexicon: dict[str, str],
         resolve_assets: Callable[[], Assets],
         on_assets: Callable[[Assets], None],
     ) -> None:
         self._dirs = data_dirs
-        self._catalog = catalog
+        self._offer = offer
         self._lexicon = lexicon  # the worker config's own dict: the next burst reads it
         self._resolve = resolve_assets
         self._on_assets = on_assets
@@ -80,8 +80,8 @@ class Rescanner:
         if texts != self._texts:
             self._texts = texts
             _LOGGER.info("Presets or lexicon changed: reading them again")
-            self._catalog.update(
-                self._catalog.voice_names, self._presets.load(self._catalog.voice_names)
+            self._offer.update(
+                self._offer.voice_names, self._presets.load(self._offer.voice_names)
             )
             lexicon = load_lexicons(self._dirs)
             self._lexicon.clear()
@@ -97,8 +97,8 @@ class Rescanner:
         except Exception as err:  # a half-copied file: tried again when it changes
             _LOGGER.warning("Voices or model files changed but cannot be used: %s", err)
             return
-        if assets.voice_names != self._catalog.voice_names:
+        if assets.voice_names != self._offer.voice_names:
             _LOGGER.info("Voices now: %s (%s)", ", ".join(assets.voice_names), assets.source)
             presets = self._presets.load(assets.voice_names)
-            self._catalog.update(assets.voice_names, presets)
+            self._offer.update(assets.voice_names, presets)
         self._on_assets(assets)

@@ -20,8 +20,8 @@ from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.catalog.presets import load_presets
 from wyoming_kokoro.catalog.voices import default_voice
 from wyoming_kokoro.protocol import WorkerConfig
-from wyoming_kokoro.server.installed import Catalog
 from wyoming_kokoro.server.model_cut import start_build
+from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.server.rescan import Rescanner
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
@@ -63,10 +63,10 @@ async def run_server(settings: Settings) -> None:
     data_dirs = settings.model.data_dirs
     voice = speech.voice or default_voice(assets.voice_names)
     presets = load_presets(data_dirs, assets.voice_names)
-    catalog = Catalog(
+    offer = Offer(
         assets.voice_names, presets, voice, speech.streaming, pinned=speech.voice is not None
     )
-    chosen = catalog.choose(voice, speech.speed)  # a bad default is a start-up error
+    chosen = offer.choose(voice, speech.speed)  # a bad default is a start-up error
     # Threads found here, once: the log says so at start-up, not at every burst.
     engine = dataclasses.replace(settings.engine, threads=settings.engine.effective_threads)
     worker_config = WorkerConfig(assets, engine, load_lexicons(data_dirs), settings.debug)
@@ -77,14 +77,14 @@ async def run_server(settings: Settings) -> None:
     scheduler = Scheduler(worker_config, options)
     rescanner = Rescanner(
         data_dirs,
-        catalog,
+        offer,
         worker_config.lexicon,
         lambda: _resolve(settings.model),
         lambda found: _use_assets(scheduler, found),
     )
-    catalog.refresh = rescanner.refresh
+    offer.refresh = rescanner.refresh
     config = HandlerConfig(
-        info=catalog.info,
+        info=offer.info,
         voice_names=assets.voice_names,
         default_voice=voice,
         speed=speech.speed,
@@ -92,7 +92,7 @@ async def run_server(settings: Settings) -> None:
         limits=Limits(max_data_bytes=speech.max_text_json_bytes),
         idle_seconds=connections.connection_timeout,
         eof_is_hang_up=not settings.wyoming.uri.startswith("stdio:"),
-        catalog=catalog,
+        offer=offer,
         volume=speech.volume,
         lead_ms=speech.lead_silence,
         tail_ms=speech.tail_silence,
@@ -135,7 +135,7 @@ async def run_server(settings: Settings) -> None:
             assets.voice_names,
             voice,
             lambda: next(client_ids),
-            catalog,
+            offer,
         )
     server, port = await _listen(settings.wyoming.uri, on_connect, stop)
     discovery = None

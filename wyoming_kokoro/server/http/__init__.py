@@ -15,7 +15,7 @@ from wyoming_kokoro.server.http.app import build_app
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import Voices
 from wyoming_kokoro.server.http.speech import SpeechConfig
-from wyoming_kokoro.server.installed import Catalog
+from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.uri import bracketed, uri_host_port, uri_scheme
 from wyoming_kokoro.settings import ConnectionSettings, HttpSettings, SpeechSettings
@@ -104,7 +104,7 @@ async def start_http(
     voice_names: tuple[str, ...],
     default_voice: str,
     next_client_id: Callable[[], int],
-    catalog: Catalog | None = None,
+    offer: Offer | None = None,
 ) -> HttpServer:
     """Listen where `http.uri` says (tcp://HOST:PORT)."""
     assert http.uri is not None
@@ -119,7 +119,7 @@ async def start_http(
             default_voice,
             speech.speed,
             speech.max_text_chars,
-            catalog=catalog,
+            offer=offer,
             volume=speech.volume,
             lead_ms=speech.lead_silence,
             tail_ms=speech.tail_silence,

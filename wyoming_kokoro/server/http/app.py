@@ -111,10 +111,10 @@ async def health(request: web.Request) -> web.Response:
 
 async def voices(request: web.Request) -> web.Response:
     config = request.app[SPEECH_CONFIG].voices
-    catalog = config.current()
-    catalog.refresh()
+    offer = config.current()
+    offer.refresh()
     entries: list[dict[str, object]] = []
-    for name in catalog.voice_names:
+    for name in offer.voice_names:
         info = describe_voice(name)
         entries.append(
             {
@@ -125,7 +125,7 @@ async def voices(request: web.Request) -> web.Response:
                 "grade": info.grade,
             }
         )
-    for preset in catalog.presets.values():
+    for preset in offer.presets.values():
         entries.append(
             {
                 "id": preset.name,
@@ -142,8 +142,8 @@ async def voices(request: web.Request) -> web.Response:
     return web.json_response(
         {
             "voices": entries,  # the shape Open WebUI reads (id, name)
-            "default": catalog.default_voice,
-            "openai_voices": voice_map(catalog.voice_names, catalog.default_voice),
+            "default": offer.default_voice,
+            "openai_voices": voice_map(offer.voice_names, offer.default_voice),
         }
     )
 

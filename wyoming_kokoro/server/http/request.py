@@ -16,7 +16,7 @@ from wyoming_kokoro.server.http.voicemap import openai_voice
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.presets import Choice
-    from wyoming_kokoro.server.installed import Catalog
+    from wyoming_kokoro.server.offer import Offer
 
 # Names OpenAI clients send; all speak with the one Kokoro model.
 MODELS = ("kokoro", "tts-1", "tts-1-hd", "gpt-4o-mini-tts")
@@ -31,15 +31,15 @@ class Voices:
     default: str
     speed: float  # the server's --speed: used when a request gives none
     max_text_chars: int
-    catalog: Catalog | None = None  # voices and presets, kept current by the rescan
+    offer: Offer | None = None  # voices and presets, kept current by the rescan
     volume: float = 1.0  # --volume
     lead_ms: int = 0
     tail_ms: int = 0
 
-    def current(self) -> Catalog:
-        from wyoming_kokoro.server.installed import Catalog
+    def current(self) -> Offer:
+        from wyoming_kokoro.server.offer import Offer
 
-        return self.catalog or Catalog(self.installed, {}, self.default, False)
+        return self.offer or Offer(self.installed, {}, self.default, False)
 
 
 @dataclass(frozen=True)
@@ -106,22 +106,22 @@ def _voice(body: dict[str, Any], voices: Voices) -> Choice:
         raw = raw.get("id")
     # Absent: the server's default voice (OpenAI requires one; scripts often omit it).
     name = _string({"voice": raw} if raw is not None else {}, "voice", voices.default)
-    catalog = voices.current()
+    offer = voices.current()
     # A preset of the user's wins over OpenAI's name.
     mapped = (
         None
-        if name.strip() in catalog.presets
-        else openai_voice(name, catalog.voice_names, catalog.default_voice)
+        if name.strip() in offer.presets
+        else openai_voice(name, offer.voice_names, offer.default_voice)
     )
     try:
-        choice = catalog.choose(mapped or name, voices.speed)
+        choice = offer.choose(mapped or name, voices.speed)
     except VoiceError as err:
         raise ApiError(400, f"{err}; see GET /v1/audio/voices", "voice", "voice_not_found") from err
     lang = body.get("lang_code") or body.get("language")
     if not isinstance(lang, str):
         return choice
     try:
-        return catalog.choose(mapped or name, voices.speed, lang)
+        return offer.choose(mapped or name, voices.speed, lang)
     except VoiceError as err:
         raise ApiError(400, str(err), param="lang_code", code="invalid_value") from err
 

@@ -197,10 +197,10 @@ async def _add_input(spoken: SpokenText, speech: SpeechRequest, config: SpeechCo
     if not is_ssml(speech.text):
         await spoken.add_text_async(speech.text, more=False)
         return
-    catalog = config.voices.current()
+    offer = config.voices.current()
     base = Choice(speech.voice, speech.speed, speech.volume, speech.lang, speech.preset)
     voicing = ssml_voicing(
-        lambda name: catalog.choose(name, config.voices.speed), base, config.voices.volume
+        lambda name: offer.choose(name, config.voices.speed), base, config.voices.volume
     )
     spoken.count(speech.text)
     try:

@@ -15,7 +15,7 @@ from wyoming_kokoro.server.wyoming.wire import Limits
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.presets import Choice
-    from wyoming_kokoro.server.installed import Catalog
+    from wyoming_kokoro.server.offer import Offer
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class HandlerConfig:
     # clients, Home Assistant's too, read eagerly, so their close is a FIN, not a
     # reset). On stdio it is normal: a request piped in ends there.
     eof_is_hang_up: bool = True
-    catalog: Catalog | None = None  # voices and presets; wins over info and voice_names
+    offer: Offer | None = None  # voices and presets; wins over info and voice_names
     volume: float = 1.0  # --volume
     lead_ms: int = 0  # --lead-silence
     tail_ms: int = 0  # --tail-silence
@@ -43,33 +43,33 @@ class HandlerConfig:
 
     def describe(self) -> Event:
         """The current `info` (the data dirs are looked at again, cheaply)."""
-        if self.catalog is None:
+        if self.offer is None:
             return self.info
-        self.catalog.refresh()
-        return self.catalog.info
+        self.offer.refresh()
+        return self.offer.info
 
     def choose_strict(self, name: str) -> Choice:
         """A voice, blend or preset by name (VoiceError if none): SSML's <voice>."""
-        from wyoming_kokoro.server.installed import Catalog
+        from wyoming_kokoro.server.offer import Offer
 
-        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
-        return catalog.choose(name, self.speed)
+        offer = self.offer or Offer(self.voice_names, {}, self.default_voice, False)
+        return offer.choose(name, self.speed)
 
     def choose(self, voice: SynthesizeVoice | None) -> Choice:
         """The voice, preset, speed and language a request asks for; the default
         voice for a name we do not know (Home Assistant may hold a stale choice)."""
-        from wyoming_kokoro.server.installed import Catalog
+        from wyoming_kokoro.server.offer import Offer
 
-        catalog = self.catalog or Catalog(self.voice_names, {}, self.default_voice, False)
+        offer = self.offer or Offer(self.voice_names, {}, self.default_voice, False)
         name = voice.name if voice and voice.name else None
         language = voice.language if voice else None
         try:
-            return catalog.choose(name, self.speed, language)
+            return offer.choose(name, self.speed, language)
         except VoiceError as err:
             _LOGGER.warning("%s; speaking with what is known of the request", err)
         for known_name, known_language in ((name, None), (None, language)):
             try:
-                return catalog.choose(known_name, self.speed, known_language)
+                return offer.choose(known_name, self.speed, known_language)
             except VoiceError:
                 continue
-        return catalog.choose(None, self.speed)
+        return offer.choose(None, self.speed)

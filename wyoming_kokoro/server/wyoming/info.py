@@ -1,4 +1,4 @@
-"""The `info` answer to `describe`, built once from the voice catalog."""
+"""The `info` answer to `describe`, built once from the voices and presets offered."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from wyoming_kokoro.server.wyoming.info import build_info
 _LOGGER = logging.getLogger(__name__)
 
 
-class Catalog:
+class Offer:
     """Voices, presets, the default voice and the `info` event that lists them."""
 
     def __init__(
