@@ -1,7 +1,7 @@
 """PCM format and helpers shared by the engine, the worker, the server and the CLI.
 
 numpy is imported inside the helpers: the server reads only the format constants
-and stays free of numpy (about 15 MB of resident memory).
+and stays free of numpy (its resident memory).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> 
     """Float audio in [-1, 1] to int16 samples, with faded edges.
 
     A window inside a call continues the audio before it: it is not faded where it
-    joins its neighbours (a fade there is a notch of 8 ms in the middle of a word).
+    joins its neighbours (a fade there is a notch in the middle of a word).
     """
     import numpy as np
 
@@ -37,7 +37,7 @@ def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> 
         if fade_out:
             audio[-n:] *= ramp[::-1]
     if float(np.abs(audio).max(initial=0.0)) > 1.0:
-        # The model overshoots full scale now and then (jm_kumo by up to 2 dB): a smooth
+        # The model overshoots full scale now and then: a smooth
         # gain around those peaks keeps their shape, where clipping would flatten them
         # (and a voice turned down afterwards would keep the flat tops).
         from wyoming_kokoro.synthesis.loudness import limiter_gain

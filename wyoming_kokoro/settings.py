@@ -70,7 +70,7 @@ class SchedulerSettings:
     idle_timeout: float = o.IDLE_TIMEOUT.default
     min_free_mb: int = o.MIN_FREE_MB.default
     prefork: bool = False
-    """A waiting parent forks workers: faster cold start, ~75 MB while idle."""
+    """A waiting parent forks workers: faster cold start, more memory while idle."""
     preload: bool = False
 
 

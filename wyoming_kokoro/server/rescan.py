@@ -80,9 +80,7 @@ class Rescanner:
         if texts != self._texts:
             self._texts = texts
             _LOGGER.info("Presets or lexicon changed: reading them again")
-            self._offer.update(
-                self._offer.voice_names, self._presets.load(self._offer.voice_names)
-            )
+            self._offer.update(self._offer.voice_names, self._presets.load(self._offer.voice_names))
             lexicon = load_lexicons(self._dirs)
             self._lexicon.clear()
             self._lexicon.update(lexicon)

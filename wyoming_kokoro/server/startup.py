@@ -124,7 +124,7 @@ async def run_server(settings: Settings) -> None:
     cutting = start_build(assets, chosen.voice) if windows else None
     http = None
     if settings.http.uri:
-        # Imported here: aiohttp costs ~13 MB of idle memory, only paid with --http.
+        # Imported here: aiohttp's idle memory is only paid with --http.
         from wyoming_kokoro.server.http import start_http
 
         http = await start_http(

@@ -7,11 +7,11 @@ stop, and a death with its exit code.
   runs between bursts.
 - `ForkedWorker` (`--prefork`): a small parent (the "zygote") waits between bursts
   with numpy, onnxruntime and kokoro-onnx already imported, and forks the worker
-  when a burst begins, which skips interpreter start and imports (about 0.2 s here,
-  more on a Raspberry Pi). The waiting parent costs about 75 MB RSS (36 MB of it
-  its own; the rest shared libraries). It hands its stdin/stdout to the child and
-  reports the child's exit; after any irregular end it is replaced, so the pipe
-  never carries half a message into the next burst.
+  when a burst begins, which skips interpreter start and imports (more so on a
+  Raspberry Pi). The waiting parent's memory is the price (bench/RESULTS.md). It
+  hands its stdin/stdout to the child and reports the child's exit; after any
+  irregular end it is replaced, so the pipe never carries half a message into the
+  next burst.
 """
 
 from __future__ import annotations

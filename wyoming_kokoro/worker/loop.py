@@ -167,8 +167,8 @@ class _Worker:
 
 
 def _read_setup(stdin: BinaryIO) -> Setup | None:
-    """The first message, read without the wyoming library (importing it takes 50-100 ms
-    that the model load should not wait for): a JSON header line, then its JSON data."""
+    """The first message, read without the wyoming library (the model load should not
+    wait for its import): a JSON header line, then its JSON data."""
     line = stdin.readline()
     if not line:
         return None
@@ -201,7 +201,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     # The model loads while the rest is imported: the engine pulls in numpy,
     # kokoro-onnx, espeak and the normalizer, which the load does not need. Until
     # the loader has imported onnxruntime and begun the session, other imports would
-    # only compete with it for the GIL (measured: 0.12 s later first audio).
+    # only compete with it for the GIL and delay the first audio.
     settings = config.engine
     loading = ModelLoading(
         config.assets, settings.effective_threads, find_split=settings.decode == "windows"
