@@ -237,3 +237,48 @@ def test_a_long_input_is_split_off_the_event_loop(monkeypatch: pytest.MonkeyPatc
 
     run(test, voices=Voices((VOICE,), VOICE, 1.0, 10_000))
     assert threads and threading.main_thread().name not in threads, threads
+
+
+async def queued_voice(client: TestClient, app: Any, body: dict[str, Any]) -> str:
+    """The voice of the first piece a request queues (the fake scheduler never speaks)."""
+    scheduler = app[SPEECH_CONFIG].scheduler
+    voices: list[str] = []
+    submit = scheduler.submit
+
+    def recorded(job: Job) -> Job:
+        voices.append(job.voice)
+        return submit(job)
+
+    scheduler.submit = recorded
+    request = asyncio.ensure_future(client.post("/v1/audio/speech", json=body))
+    for _ in range(500):
+        if voices or request.done():
+            break
+        await asyncio.sleep(0.01)
+    if not voices:
+        reply = await request
+        raise AssertionError(f"{reply.status}: {await reply.text()}")
+    request.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await request
+    return voices[0]
+
+
+@pytest.mark.parametrize(
+    "voice", ["absent", None, "", {"id": None}], ids=["absent", "null", "empty", "null-id"]
+)
+def test_without_a_voice_the_offers_default_speaks_after_a_rescan(voice: object) -> None:
+    """No voice is the server's default voice, the one the last rescan chose (as over
+    Wyoming and in GET /v1/audio/voices), not the one of start-up: that one may be gone."""
+    from wyoming_kokoro.server.offer import Offer
+
+    offer = Offer((VOICE,), {}, VOICE, False)
+    offer.update(("af_heart",), {})  # the start-up default went, af_heart came
+    body = {key: value for key, value in GOOD.items() if key != "voice"}
+    if voice != "absent":
+        body["voice"] = voice
+
+    async def test(client: TestClient, app: Any) -> None:
+        assert await queued_voice(client, app, body) == "af_heart"
+
+    run(test, voices=Voices((VOICE,), VOICE, 1.0, 1000, offer=offer))

@@ -104,13 +104,16 @@ def _voice(body: dict[str, Any], voices: Voices) -> Choice:
     raw = body.get("voice")
     if isinstance(raw, dict):  # newer OpenAI clients may send {"id": "..."}
         raw = raw.get("id")
-    # Absent: the server's default voice (OpenAI requires one; scripts often omit it).
-    name = _string({"voice": raw} if raw is not None else {}, "voice", voices.default)
+    if raw is not None and not isinstance(raw, str):
+        raise ApiError(400, "'voice' must be a string", param="voice", code="invalid_type")
+    # Absent, null or empty: the server's default voice as the last rescan chose it
+    # (OpenAI requires one; scripts often omit it, clients send null).
+    name = raw or None
     offer = voices.current()
     # A preset of the user's wins over OpenAI's name.
     mapped = (
         None
-        if name.strip() in offer.presets
+        if name is None or name.strip() in offer.presets
         else openai_voice(name, offer.voice_names, offer.default_voice)
     )
     try:
