@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wyoming_kokoro.catalog.voices import VoiceSpec
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.synthesis.timing import Span
 
 
 @dataclass(frozen=True)
@@ -18,3 +22,5 @@ class Call:
     # Seconds of audio its listener has yet to hear when it is decoded: in windows too
     # if a whole call would come later than that (any call but an utterance's first).
     in_hand: float | None = None
+    # The written words its tokens say, when word times are asked for (timing.py).
+    words: tuple[Span, ...] | None = None

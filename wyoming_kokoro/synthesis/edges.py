@@ -20,9 +20,15 @@ _FRAME = 2048  # ... over frames this long, centred on the steps
 
 def trimmed(audio: np.ndarray) -> np.ndarray:
     """A whole call's audio without the silence at its ends."""
+    return trimmed_at(audio)[0]
+
+
+def trimmed_at(audio: np.ndarray) -> tuple[np.ndarray, int]:
+    """`trimmed`, and the sample of `audio` the trimmed audio begins at."""
     from kokoro_onnx.trim import trim
 
-    return trim(audio, hop_length=HOP)[0]
+    kept, (begin, _) = trim(audio, hop_length=HOP)
+    return kept, int(begin)
 
 
 class Edges:
@@ -41,6 +47,7 @@ class Edges:
         self._audio = np.zeros(0, np.float32)
         self._given = -1  # the onset is not found yet
         self._loudest = 0.0  # the call's loudest moment so far: "silence" is relative to it
+        self.start: int | None = None  # the call's sample its first given sample is
 
     def cut(self, audio: np.ndarray, last: bool) -> np.ndarray:
         """What can be given of the call after its next window: its leading silence
@@ -54,6 +61,7 @@ class Edges:
         begin, end = (int(i) for i in trim(self._audio, ref=self._loudest, hop_length=HOP)[1])
         if self._given < 0:  # against the first window's loudest moment: the rest is to come
             self._given = min(begin, end)
+            self.start = self._position + -self._position % HOP + self._given
         if not last:  # the trim's frames this close to the end see padding, not audio;
             # and the call's fade-out needs audio left to fade
             end = min(end - FADE_SAMPLES, len(self._audio) - _FRAME // 2)

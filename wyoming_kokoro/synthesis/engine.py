@@ -22,15 +22,17 @@ from wyoming_kokoro.options import SPEED
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.decoder import SplitModel
-from wyoming_kokoro.synthesis.edges import Edges, trimmed
-from wyoming_kokoro.synthesis.graph import SAMPLES_PER_FRAME
+from wyoming_kokoro.synthesis.edges import Edges, trimmed_at
+from wyoming_kokoro.synthesis.graph import DURATIONS, SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
 from wyoming_kokoro.synthesis.prior import SHORT_FRAMES, VoicePriors
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
+from wyoming_kokoro.synthesis.timing import CallClock, divide, mark
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.phrases import opening_phrases
+from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
 # Windows bounded for memory are never shorter than this (1 s): their context, decoded
@@ -147,6 +149,7 @@ class Engine:
         lang: str | None = None,
         awaited: bool = False,
         in_hand: float | None = None,
+        words: bool = False,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order (text work only).
 
@@ -156,7 +159,8 @@ class Engine:
         while it would take longer to say than the audio in hand lasts. `in_hand`
         (a later piece: the seconds of audio its listener has yet to hear) goes with
         its first call, which `stream` decodes in windows if a whole call would come
-        later than that; such a piece is never cut.
+        later than that; such a piece is never cut. `words`: the calls carry the
+        piece's written words, for `timed`.
         """
         from kokoro_onnx.chunker import split_phonemes
 
@@ -173,6 +177,11 @@ class Engine:
                     first = not calls
                     call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
                     calls.append(call)
+        if words and calls:
+            from wyoming_kokoro.text.words import readings
+
+            found = readings(piece, lang, self.phonemes, self._phonemize, self.settings.normalize)
+            return mark(calls, found, self._kokoro.tokenizer.vocab)
         return calls
 
     def shorten(self, call: Call, limit: int) -> list[Call]:
@@ -183,10 +192,11 @@ class Engine:
             return [call]
         parts = split_phonemes(call.phonemes, limit)
         # The first part is decoded next: what its listener has in hand goes with it.
-        return [
+        calls = [
             Call(part, call.voice, call.speed, call.windowed, None if i else call.in_hand)
             for i, part in enumerate(parts)
         ]
+        return divide(call, calls, self._kokoro.tokenizer.vocab)
 
     def run(self, call: Call, tag: object = None) -> np.ndarray:
         """One model call: int16 audio ending with the pause its punctuation calls for.
@@ -220,8 +230,18 @@ class Engine:
             "speed": np.array([call.speed], dtype=np.float32),
         }
 
-    def stream(
+    def timed(
         self, call: Call, tag: object = None, shared: bool = False
+    ) -> Iterator[tuple[np.ndarray, bool, list[WordTime]]]:
+        """`stream`, and the call's words (see `plan`) timed from the start of its
+        audio: with its first audio, but for the last word, which comes with its
+        last (where the audio ends shows where that word does)."""
+        clock = CallClock(call)
+        for pcm, last in self.stream(call, tag, shared, clock):
+            yield pcm, last, clock.heard(len(pcm), last)
+
+    def stream(
+        self, call: Call, tag: object = None, shared: bool = False, clock: CallClock | None = None
     ) -> Iterator[tuple[np.ndarray, bool]]:
         """One model call as int16 arrays, each with whether it is the last: window by
         window if `call.windowed` (or if decoded at once it would come after its
@@ -233,7 +253,8 @@ class Engine:
         `interrupt(tag)` stops the plan (`Interrupted`); it and `let_others_go(tag)`
         stop a window after the first (any window of a call cut only for memory, see
         `max_decode_seconds`): an empty array comes instead, and the window is decoded
-        again when the iteration goes on.
+        again when the iteration goes on. `clock` learns the token durations and
+        where the trimmed audio begins (word times, `timed`).
         """
         if self._split is None:
             yield self.run(call, tag), True
@@ -241,6 +262,8 @@ class Engine:
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
             plan = self._split.plan(self._inputs(call), tag)
+            if clock is not None:
+                clock.durations = plan[DURATIONS]
             windowed = call.windowed or self._split.late(plan, call.in_hand)
             longest = self._longest(call, plan, windowed)  # for memory
             prior = self._estimate(call, plan) if windowed or longest else None
@@ -250,7 +273,10 @@ class Engine:
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
                 self._stops.done(tag)  # nothing is left to let others go after
-                yield np.concatenate([to_pcm16(trimmed(audio)), pause]), True
+                audio, start = trimmed_at(audio)
+                if clock is not None:
+                    clock.start = start
+                yield np.concatenate([to_pcm16(audio), pause]), True
                 return
         except Interrupted:
             self._stops.done(tag)
@@ -269,6 +295,8 @@ class Engine:
             if last:  # a stop that comes now is for nothing of this call
                 self._stops.done(tag)
             audio = edges.cut(window, last)
+            if clock is not None:
+                clock.start = edges.start
             if len(audio) or last:  # else all of it is held back, a quiet stretch
                 # Faded where the call begins and ends only: windows join sample to sample.
                 pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)

@@ -2,8 +2,8 @@
 
 The worker (for both doors) and kokoro-say speak through `Voiced`: a piece's voice
 parsed once, its volume within range, and the engine's audio brought to every voice's
-equal loudness times that volume. The engine below stays raw, so windows and whole
-decodes can be compared sample for sample.
+equal loudness times that volume; with its words' times if asked (`timed`). The
+engine below stays raw, so windows and whole decodes can be compared sample for sample.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from wyoming_kokoro.catalog.voices import VoiceSpec
     from wyoming_kokoro.synthesis.engine import Engine
+    from wyoming_kokoro.timeline import WordTime
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,17 @@ class Voiced:
         """One piece of text as levelled int16 audio, one array per model call."""
         for audio in self.engine.speak(piece, voicing.voice, voicing.speed, lang, awaited):
             yield self.level(voicing, audio)
+
+    def timed(
+        self, piece: str, voicing: Voicing, lang: str | None = None, awaited: bool = False
+    ) -> Iterator[tuple[np.ndarray, list[WordTime]]]:
+        """`speak`, each call's audio with its written words timed from its start."""
+        import numpy as np
+
+        engine = self.engine
+        for call in engine.plan(piece, voicing.voice, voicing.speed, lang, awaited, words=True):
+            audio, words = [], []
+            for pcm, _, told in engine.timed(call):
+                audio.append(pcm)
+                words += told
+            yield self.level(voicing, np.concatenate(audio)), words

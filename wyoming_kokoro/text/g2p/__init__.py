@@ -184,6 +184,12 @@ class Phonemizer:
         ]
         return " ".join(p for p in said if p)
 
+    def readings(self, text: str, lang: str) -> list[tuple[str, str]]:
+        """Japanese or Chinese text (normalized) as the G2P's words, each with its
+        phonemes as read in the sentence (text/words.py times them)."""
+        backend = self._cjk_backend(lang)
+        return backend.readings(text)  # type: ignore[attr-defined,no-any-return]
+
     def _words(self, text: str, lang: str) -> str:
         if not text.strip():
             return ""

@@ -137,6 +137,21 @@ class JapaneseG2P:
         runs.append((False, text[last:]))
         return [(english, part) for english, part in runs if part.strip()]
 
+    def readings(self, text: str) -> list[tuple[str, str]]:
+        """The text's words (OpenJTalk's, English words each alone), each with its
+        phonemes: the reading OpenJTalk gives it in the sentence, romanized."""
+        out: list[tuple[str, str]] = []
+        for english, part in self._runs(text):
+            if english:
+                out += [(word, self._english(word)) for word in part.split()]
+                continue
+            nodes: list[Any] = self._pyopenjtalk.run_frontend(part, use_sudachi_kanji_yomi=False)
+            for node in nodes:
+                reading = _reading(node)
+                said = self._romanize(reading) if reading.strip() else ""
+                out.append((str(node["string"]), said.strip()))
+        return out
+
     def __call__(self, text: str) -> str:
         out = []
         for english, part in self._runs(text):

@@ -60,6 +60,11 @@ class ChineseG2P:
 
     def _words(self, text: str) -> list[str]:
         """Han text → one IPA string per word, with spoken tones."""
+        return ["".join(ipa) for _, ipa in self._pairs(text)]
+
+    def _pairs(self, text: str) -> list[tuple[str, list[str]]]:
+        """Han text → its words (merged for the tone rules), each with its IPA per
+        syllable (spoken tones)."""
         from pypinyin import Style, lazy_pinyin
 
         words = self._sandhi.pre_merge_for_modify(self._posseg.lcut(text))
@@ -68,7 +73,7 @@ class ChineseG2P:
             syllables = lazy_pinyin(word, style=Style.TONE3, neutral_tone_with_five=True)
             finals = lazy_pinyin(word, style=Style.FINALS_TONE3, neutral_tone_with_five=True)
             if len(syllables) != len(word) or len(finals) != len(word):
-                out.append("".join(self._zh.py2ipa(s) for s in syllables))
+                out.append((word, ["".join(self._zh.py2ipa(s) for s in syllables)]))
                 continue
             spoken = self._sandhi.modified_tone(word, pos, finals)
             if len(word) > 4:  # ToneSandhi leaves long words (numbers) alone: pairwise rule
@@ -77,8 +82,40 @@ class ChineseG2P:
                 _TONE.sub(final[-1], syllable) if final[-1:].isdigit() else syllable
                 for syllable, final in zip(syllables, spoken, strict=True)
             ]
-            out.append("".join(self._zh.py2ipa(s) for s in syllables))
+            out.append((word, [self._zh.py2ipa(s) for s in syllables]))
         return out
+
+    def readings(self, text: str) -> list[tuple[str, str]]:
+        """The text's words (jieba's, English words each alone), each with its IPA;
+        punctuation is a word without phonemes."""
+        out: list[tuple[str, str]] = []
+        last = 0
+        for match in LATIN_RUN.finditer(text):
+            out += self._han_readings(text[last : match.start()])
+            out += [(word, self._english(word)) for word in match.group().split()]
+            last = match.end()
+        return out + self._han_readings(text[last:])
+
+    def _han_readings(self, text: str) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        last = 0
+        for match in _HAN.finditer(text):
+            out += [(c, "") for c in text[last : match.start()] if not c.isspace()]
+            # The words as jieba cut them, not as merged for the tone rules: a
+            # syllable per character lets the merged ones part again.
+            cut = [word for word, _ in self._posseg.lcut(match.group())]
+            for word, ipa in self._pairs(match.group()):
+                if len(ipa) != len(word):
+                    out.append((word, "".join(ipa)))
+                    continue
+                while word:
+                    size = len(cut[0]) if cut and word.startswith(cut[0]) else len(word)
+                    out.append((word[:size], "".join(ipa[:size])))
+                    word, ipa = word[size:], ipa[size:]
+                    if cut and size == len(cut[0]):
+                        cut.pop(0)
+            last = match.end()
+        return out + [(c, "") for c in text[last:] if not c.isspace()]
 
     def _han(self, text: str) -> str:
         # Non-Han text between Han runs is punctuation, already mapped to ASCII.
