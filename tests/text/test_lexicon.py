@@ -50,3 +50,38 @@ def test_every_data_dir_still_counts_when_one_lexicon_is_bad(tmp_path: Path) -> 
     lexicon(first, b"\xff\xfe\x00broken\nzorp  garage door\n")
     lexicon(second, b"zorp  back door\nfoo  bar\n")
     assert load_lexicons([first, second]) == {"zorp": "garage door", "foo": "bar"}
+
+
+def test_a_huge_lexicon_costs_one_warning_and_is_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A lexicon is read on a describe (rescan), sent whole to every worker and compiled
+    into one pattern: a huge one would stall the server and every burst."""
+    from wyoming_kokoro.text.g2p import MAX_LEXICON_BYTES
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    line = b"zorp  garage door\n"
+    path = lexicon(first, line * (MAX_LEXICON_BYTES // len(line) + 1))
+    lexicon(second, b"foo  bar\n")
+    with caplog.at_level(logging.WARNING):
+        entries = load_lexicons([first, second])
+    assert entries == {"foo": "bar"}
+    assert len(caplog.records) == 1 and str(path) in caplog.text, caplog.text
+
+
+def test_a_file_of_bad_lines_costs_a_few_warnings_and_entries_are_bounded(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Thousands of bad lines were thousands of warnings; thousands of entries made a
+    pattern whose cost every spoken piece pays."""
+    from wyoming_kokoro.text.g2p import MAX_LEXICON_ENTRIES
+
+    good = "".join(f"word{n}  said {n}\n" for n in range(MAX_LEXICON_ENTRIES + 5))
+    lexicon(tmp_path, b"justoneword\n" * 5000 + good.encode())
+    with caplog.at_level(logging.WARNING):
+        entries = load_lexicons([tmp_path])
+    assert len(entries) == MAX_LEXICON_ENTRIES and entries["word0"] == "said 0"
+    assert len(caplog.records) <= 12, len(caplog.records)
+    assert "5000" in caplog.text  # the skipped lines counted

@@ -18,6 +18,11 @@ from wyoming_kokoro.text.charsets import COMPAT_IDEOGRAPHS, HALFWIDTH_KANA, IDEO
 _LOGGER = logging.getLogger(__name__)
 
 LEXICON_NAME = "lexicon.txt"
+# A lexicon is read on a describe (rescan), sent whole to every worker and compiled
+# into one pattern every piece is matched against: a user's list, not a dictionary.
+MAX_LEXICON_BYTES = 1_000_000
+MAX_LEXICON_ENTRIES = 10_000
+MAX_WARNINGS = 10  # per file; then one line counts the rest
 
 # Kana, CJK ideographs, full-width forms: text the Japanese/Chinese G2P must read.
 # Text without any (an English announcement to a Japanese voice) is read as English.
@@ -55,30 +60,50 @@ def load_lexicon(path: Path) -> dict[str, str]:
     is a respelling that is read instead of the word (`HA  home assistant`).
     Lines starting with # are comments. A line that is malformed or not UTF-8 is
     skipped and logged as `path:N`: a typo must not stop the server (the add-on
-    would restart into the same failure). Raises OSError if the file cannot be read.
+    would restart into the same failure). A file longer than MAX_LEXICON_BYTES is
+    not read, entries past MAX_LEXICON_ENTRIES are left out (one warning each).
+    Raises OSError if the file cannot be read.
     """
-    data = path.read_bytes().removeprefix(codecs.BOM_UTF8)  # as Windows editors save it
+    with path.open("rb") as handle:
+        data = handle.read(MAX_LEXICON_BYTES + 1)
+    if len(data) > MAX_LEXICON_BYTES:
+        _LOGGER.warning(
+            "%s: longer than %d bytes; not read (speaking without it)", path, MAX_LEXICON_BYTES
+        )
+        return {}
+    data = data.removeprefix(codecs.BOM_UTF8)  # as Windows editors save it
     entries: dict[str, str] = {}
+    skipped = 0
+
+    def skip(number: int, why: str) -> None:
+        nonlocal skipped
+        skipped += 1
+        if skipped <= MAX_WARNINGS:
+            _LOGGER.warning("%s:%d: %s; skipped", path, number, why)
+
     # Line by line, so one line in another encoding costs only that line (a UTF-8
     # multi-byte sequence never holds a newline byte).
     for number, raw in enumerate(data.splitlines(), 1):
         try:
             line = raw.decode("utf-8").strip()
         except UnicodeDecodeError as err:
-            _LOGGER.warning(
-                "%s:%d: not UTF-8 (byte %d); skipped. Save the file as UTF-8.",
-                path,
-                number,
-                err.start + 1,
-            )
+            skip(number, f"not UTF-8 (byte {err.start + 1}). Save the file as UTF-8")
             continue
         if not line or line.startswith("#"):
             continue
         parts = line.split(None, 1)
         if len(parts) != 2:
-            _LOGGER.warning("%s:%d: expected 'word pronunciation'; skipped", path, number)
+            skip(number, "expected 'word pronunciation'")
             continue
-        entries[parts[0].lower()] = parts[1].strip()
+        word = parts[0].lower()
+        if word not in entries and len(entries) >= MAX_LEXICON_ENTRIES:
+            _LOGGER.warning(
+                "%s:%d: more than %d entries; the rest left out", path, number, MAX_LEXICON_ENTRIES
+            )
+            break
+        entries[word] = parts[1].strip()
+    if skipped > MAX_WARNINGS:
+        _LOGGER.warning("%s: %d lines skipped in all", path, skipped)
     return entries
 
 
