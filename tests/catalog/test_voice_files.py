@@ -153,3 +153,14 @@ def test_a_fifo_or_a_dangling_link_is_not_a_model(tmp_path: Path) -> None:
     (tmp_path / "b.onnx").symlink_to(tmp_path / "missing.onnx")
     assets = resolve(None, None, [tmp_path])  # would block or fail on the FIFO
     assert assets.embedded_model
+
+
+def test_a_voice_name_with_a_line_break_is_not_a_voice(tmp_path: Path) -> None:
+    """`$` matches before a final newline: "zz_evil\\n" was offered (in `info`, in
+    GET /v1/audio/voices) as a voice nobody could choose, its name broken over lines."""
+    whole = io.BytesIO()
+    np.lib.format.write_array(whole, _real())
+    with zipfile.ZipFile(tmp_path / "newline.npz", "w") as archive:
+        archive.writestr("zz_evil\n.npy", whole.getvalue())
+        archive.writestr("zz_fine.npy", whole.getvalue())
+    assert resolve(None, None, [tmp_path]).voice_names == (*EMBEDDED, "zz_fine")

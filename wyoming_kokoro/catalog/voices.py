@@ -106,7 +106,7 @@ CATALOG_GRADES: dict[str, str] = dict(
 )
 CATALOG: tuple[VoiceInfo, ...] = tuple(describe_voice(name) for name in CATALOG_GRADES)
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_\-]{1,64}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9_\-]{1,64}")
 # A weight may have an exponent: older versions printed small weights as "1e-05".
 _PART_RE = re.compile(
     r"^\s*([A-Za-z0-9_\-]+)\s*(?:\(\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\))?\s*$"
@@ -211,7 +211,7 @@ def read_voices_file(path: Path) -> VoicesFile:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 name = info.filename[:-4] if info.filename.endswith(".npy") else ""
-                if not _NAME_RE.match(name):
+                if not _NAME_RE.fullmatch(name):
                     problems.append(f"{info.filename[:80]!r}: not a voice name")
                     continue
                 try:
