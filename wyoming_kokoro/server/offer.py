@@ -5,7 +5,7 @@ the data dirs change (rescan.py), so both see the same voices at once."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from wyoming.event import Event
 
@@ -37,7 +37,7 @@ class Offer:
         self.voice_names: tuple[str, ...] = ()
         self.presets: dict[str, Preset] = {}
         self.info: Event = Event("info")
-        self.refresh: Callable[[], None] = lambda: None  # set by a rescanner
+        self.refresh: Callable[[], Awaitable[None]] = _nothing  # set by a rescanner
         self._set(voice_names, presets)
 
     def _set(self, voice_names: tuple[str, ...], presets: dict[str, Preset]) -> None:
@@ -78,6 +78,10 @@ class Offer:
     def choose(self, name: str | None, speed: float, lang: str | None = None) -> Choice:
         """The voice, speed, volume and language a name stands for (VoiceError if none)."""
         return choose(name or self.default_voice, self.voice_names, self.presets, speed, lang)
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _automatic(voice_names: tuple[str, ...]) -> str:

@@ -2,9 +2,11 @@
 
 Home Assistant describes every 30 s and rebuilds its voice lists, so a presets or
 voices file dropped into a data dir shows up there without a restart. A look costs
-a few stat() calls; a file is read again only when its size or mtime changed. Voices
-and model files are resolved (and, the first time, checksummed) in a thread, and
-appear at the describe after that. Nothing here starts the worker or tells the
+a few stat() calls; a file is read again only when its size or mtime changed, in a
+thread (a large presets file takes PyYAML seconds): the describe that finds it waits
+for the read a little, the other clients not at all. Voices and model files are
+resolved (and, the first time, checksummed) in a thread, and appear at the describe
+after that. Nothing here starts the worker or tells the
 scheduler of activity: describes never keep a worker alive.
 """
 
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.presets import PRESETS_FILE, PresetFiles
+from wyoming_kokoro.catalog.presets import PRESETS_FILE, Preset, PresetFiles
 from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
 
@@ -25,6 +27,9 @@ _LOGGER = logging.getLogger(__name__)
 
 _VOICE_SUFFIXES = (".bin", ".npz", ".onnx")
 Signature = tuple[tuple[str, int, int], ...]
+# How long a describe waits for changed presets or lexicon to be read; a longer
+# read goes on, and its result shows at a later describe.
+READ_WAIT_S = 0.5
 
 
 def _signature(paths: list[Path]) -> Signature:
@@ -60,6 +65,7 @@ class Rescanner:
         self._texts = _signature(self._text_files())
         self._voices = _signature(self._voice_files())
         self._resolving: asyncio.Task[None] | None = None
+        self._reading: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
 
     def _text_files(self) -> list[Path]:
@@ -74,20 +80,33 @@ class Rescanner:
                 continue
         return sorted(files)
 
-    def refresh(self) -> None:
+    async def refresh(self) -> None:
         """Look at the data dirs; re-read what changed (call on the event loop)."""
         texts = _signature(self._text_files())
-        if texts != self._texts:
+        if texts != self._texts and (self._reading is None or self._reading.done()):
             self._texts = texts
             _LOGGER.info("Presets or lexicon changed: reading them again")
-            self._offer.update(self._offer.voice_names, self._presets.load(self._offer.voice_names))
-            lexicon = load_lexicons(self._dirs)
-            self._lexicon.clear()
-            self._lexicon.update(lexicon)
+            self._reading = asyncio.get_running_loop().create_task(self._reread())
         voices = _signature(self._voice_files())
         if voices != self._voices and (self._resolving is None or self._resolving.done()):
             self._voices = voices
             self._resolving = asyncio.get_running_loop().create_task(self._reresolve())
+        if self._reading is not None and not self._reading.done():
+            await asyncio.wait({self._reading}, timeout=READ_WAIT_S)
+
+    def _load_presets(self, voice_names: tuple[str, ...]) -> dict[str, Preset]:
+        with self._lock:  # one reader of the files' last good texts at a time
+            return self._presets.load(voice_names)
+
+    async def _reread(self) -> None:
+        voice_names = self._offer.voice_names
+        presets, lexicon = await asyncio.to_thread(
+            lambda: (self._load_presets(voice_names), load_lexicons(self._dirs))
+        )
+        if self._offer.voice_names == voice_names:  # else _reresolve read them anew
+            self._offer.update(voice_names, presets)
+        self._lexicon.clear()
+        self._lexicon.update(lexicon)
 
     async def _reresolve(self) -> None:
         try:
@@ -97,6 +116,6 @@ class Rescanner:
             return
         if assets.voice_names != self._offer.voice_names:
             _LOGGER.info("Voices now: %s (%s)", ", ".join(assets.voice_names), assets.source)
-            presets = self._presets.load(assets.voice_names)
+            presets = await asyncio.to_thread(self._load_presets, assets.voice_names)
             self._offer.update(assets.voice_names, presets)
         self._on_assets(assets)

@@ -112,7 +112,7 @@ async def health(request: web.Request) -> web.Response:
 async def voices(request: web.Request) -> web.Response:
     config = request.app[SPEECH_CONFIG].voices
     offer = config.current()
-    offer.refresh()
+    await offer.refresh()
     entries: list[dict[str, object]] = []
     for name in offer.voice_names:
         info = describe_voice(name)

@@ -41,11 +41,11 @@ class HandlerConfig:
     tail_ms: int = 0  # --tail-silence
     phrase_wait: float = HEAD_WAIT_S  # --phrase-wait
 
-    def describe(self) -> Event:
+    async def describe(self) -> Event:
         """The current `info` (the data dirs are looked at again, cheaply)."""
         if self.offer is None:
             return self.info
-        self.offer.refresh()
+        await self.offer.refresh()
         return self.offer.info
 
     def choose_strict(self, name: str) -> Choice:

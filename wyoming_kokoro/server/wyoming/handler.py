@@ -138,7 +138,7 @@ class KokoroHandler:
     async def handle_event(self, event: Event) -> bool:
         """Answer one event; False ends the connection."""
         if Describe.is_type(event.type):
-            await self.write(self.config.describe())
+            await self.write(await self.config.describe())
         elif Ping.is_type(event.type):
             await self.write(Pong(text=event.data.get("text")).event())
         elif SynthesizeStart.is_type(event.type):
