@@ -9,11 +9,12 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from wyoming_kokoro import __version__, options
+from wyoming_kokoro.audio import SAMPLE_RATE, silence
 from wyoming_kokoro.catalog.assets import AssetError, resolve
 from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.presets import Preset, choose, load_presets
@@ -26,8 +27,13 @@ from wyoming_kokoro.catalog.voices import (
 )
 from wyoming_kokoro.settings import EngineSettings, ModelSettings, SpeechSettings, from_params
 from wyoming_kokoro.text.g2p import load_lexicons
+from wyoming_kokoro.timeline import Timeline
 
+from .captions import CaptionFile
 from .output import AudioSink, available_formats, format_for
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
 
 _LOGGER = logging.getLogger("kokoro_say")
 
@@ -81,6 +87,11 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     help="Audio file to write; '-' = stdout (raw PCM unless --format).",
 )
 @click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
+@click.option(
+    "--captions",
+    metavar="PATH",
+    help="Also write each word's time: SRT, WebVTT or JSON by the extension.",
+)
 @options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"}, hide_advanced=True)
 @click.option(
     "-l",
@@ -130,6 +141,7 @@ class SayConfig:
     file: str | None
     output: str | None
     fmt: str | None
+    captions: str | None
     lang: str | None
     list_voices: bool
     quiet: bool
@@ -149,7 +161,7 @@ class SayConfig:
         )
 
 
-_OWN = ("text", "file", "output", "fmt", "lang", "list_voices", "quiet", "debug")
+_OWN = ("text", "file", "output", "fmt", "captions", "lang", "list_voices", "quiet", "debug")
 
 
 def _download(config: SayConfig) -> None:
@@ -198,12 +210,12 @@ def _run(config: SayConfig) -> None:
     if not text.strip():
         raise click.ClickException("the text is empty")
 
-    from wyoming_kokoro.audio import silence
     from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
     from wyoming_kokoro.synthesis.engine import Engine  # heavy: after argument checks
     from wyoming_kokoro.synthesis.loudness import for_voices_file
     from wyoming_kokoro.synthesis.voicing import Voiced
     from wyoming_kokoro.text.pieces import split_text
+    from wyoming_kokoro.text.words import cjk_words
 
     # An unknown voice or a text with nothing to say fails before the model loads.
     preset_lang = presets[choice.preset].language if choice.preset else None
@@ -212,24 +224,63 @@ def _run(config: SayConfig) -> None:
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
-    voiced = Voiced(engine, for_voices_file(assets.voices))
-    voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
+    # A caption file that cannot be written fails before the model loads.
+    captions = CaptionFile(config.captions) if config.captions else None
+    try:
+        engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
+        voiced = Voiced(engine, for_voices_file(assets.voices))
+        voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
+        timeline = _speak(config, fmt, pieces, voiced, voicing, lang, captions is not None)
+        if captions is not None:
+            captions.write(timeline.words, spaced=not cjk_words(text, lang))
+            if timeline.unmatched:
+                click.echo(
+                    f"kokoro-say: no times for {len(timeline.unmatched)} words not found "
+                    f"in what was said: {' '.join(timeline.unmatched)}",
+                    err=True,
+                )
+    finally:
+        if captions is not None:
+            captions.discard()
+
+
+def _speak(
+    config: SayConfig,
+    fmt: str,
+    pieces: list[str],
+    voiced: Voiced,
+    voicing: Voicing,
+    lang: str,
+    timed: bool,
+) -> Timeline:
+    """The pieces into the output; their words' times if `timed`."""
+    speech = config.speech
+    timeline = Timeline()
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
     with (
-        AudioSink(config.output, fmt) as sink,
+        AudioSink(config.output or "-", fmt) as sink,
         click.progressbar(
             pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
         ) as bar,
     ):
-        sink.write(silence(speech.lead_silence / 1000))
+        lead = silence(speech.lead_silence / 1000)
+        sink.write(lead)
+        samples = len(lead)
         for index, piece in enumerate(bar):
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
             quick = index == 0 and str(config.output) == "-"
-            for pcm in voiced.speak(piece, voicing, lang, awaited=quick):
-                sink.write(pcm)
+            if timed:
+                for pcm, words in voiced.timed(piece, voicing, lang, awaited=quick):
+                    timeline.add(words, samples / SAMPLE_RATE)
+                    sink.write(pcm)
+                    samples += len(pcm)
+            else:
+                for pcm in voiced.speak(piece, voicing, lang, awaited=quick):
+                    sink.write(pcm)
         sink.write(silence(speech.tail_silence / 1000))
+    timeline.close()
+    return timeline
 
 
 if __name__ == "__main__":
