@@ -50,12 +50,22 @@ class Direct:
         """A kokoro-onnx `Kokoro` of its own on the whole model file: never the engine's,
         which may hold only the cut model's first part."""
         if self._plain is None:
+            import onnxruntime as ort
             from kokoro_onnx import Kokoro
 
             from wyoming_kokoro.catalog.assets import prepare_model, resolve
 
             assets = resolve(None, None, [])
-            self._plain = Kokoro(str(prepare_model(assets)), str(assets.voices))
+            # One thread that never spins: the same audio, bit for bit, as kokoro-onnx's
+            # own session, at the least CPU while other test processes share the cores.
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = 1
+            options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            session = ort.InferenceSession(
+                str(prepare_model(assets)), options, providers=["CPUExecutionProvider"]
+            )
+            self._plain = Kokoro.from_session(session, str(assets.voices))
         return self._plain
 
     def audio(
@@ -221,11 +231,45 @@ _RUN_CACHE = pytest.StashKey[Any]()
 _MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener", "server", "served"})
 
 
+# The files that take longest, longest first: script/test hands whole files to its
+# test processes in collection order, so the long ones start early and the processes
+# end together instead of one running a long file alone at the end. A file not
+# listed runs after these, in its usual order.
+LONGEST_FIRST = (
+    "synthesis/test_windows.py",
+    "worker/test_worker.py",
+    "synthesis/test_engine.py",
+    "cli/test_cli.py",
+    "synthesis/test_bounded.py",
+    "synthesis/test_teaching.py",
+    "server/test_scheduling.py",
+    "server/test_server.py",
+    "server/test_http_api.py",
+    "synthesis/test_runtime.py",
+    "server/test_http_shared_worker.py",
+    "server/test_faults.py",
+    "text/test_japanese.py",
+    "synthesis/test_loudness.py",
+    "cli/test_cli_japanese_heard.py",
+    "server/test_prefork.py",
+    "text/test_ssml.py",
+)
+
+
 def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
-    """Marks the model tier, so `script/test --fast` (-m "not model") runs the rest."""
+    """Marks the model tier, so `script/test --fast` (-m "not model") runs the rest,
+    and puts the longest files first (a stable sort: a file's tests keep their order)."""
     for item in items:
         if _MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.model)
+    rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_test_file(item), len(rank)))
+
+
+def _test_file(item: Any) -> str:
+    """The item's file below tests/, as LONGEST_FIRST names it."""
+    path = item.nodeid.split("::", 1)[0]
+    return path.removeprefix("tests/")
 
 
 def pytest_configure(config: Any) -> None:
