@@ -152,10 +152,10 @@ def test_an_awaited_piece_speaks_the_same_words(whole_engine, listener) -> None:
     )
     spec = engine.voice("jm_kumo")
     calls = list(engine.speak(text, spec, awaited=True))
-    whole = list(engine.speak(text, spec))
+    whole = next(engine.speak(text, spec))  # the first call only: its rest is not compared
     # "Good morning, the temperature outside is ten degrees" first: a shorter call
     # than the whole piece's first, which runs up to its 120-token limit.
-    assert len(calls[0]) < 0.75 * len(whole[0]), ([len(c) for c in calls], [len(c) for c in whole])
+    assert len(calls[0]) < 0.75 * len(whole), ([len(c) for c in calls], len(whole))
     listener.check(text, np.concatenate(calls))
 
 
