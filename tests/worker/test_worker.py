@@ -50,13 +50,14 @@ def test_without_windows_the_first_piece_speaks_its_opening_phrase_alone(listene
         listener.check(LONG, b"".join(calls))
 
 
-@pytest.mark.slow
-def test_pieces_interleave_call_by_call(worker, listener) -> None:
-    # The scheduler may switch pieces between any two calls: a second piece is
-    # planned and spoken while the first still has calls to go.
+@pytest.fixture(scope="module")
+def interleaved(worker) -> tuple[object, list[bytes], list[bytes]]:
+    """LONG spoken call by call at the default length, a short piece spoken between
+    its first two calls: LONG's first reply, the short piece's calls, LONG's rest."""
     send(worker, Piece(10, LONG, "jm_kumo", 1.0, "en-us", False))
     first = receive(worker)
-    assert isinstance(first, Audio) and first.more
+    if not (isinstance(first, Audio) and first.more):
+        return first, [], []  # the test says what went wrong
     short = speak(worker, 11, "The door is open.", awaited=True)
     rest = []
     send(worker, Next(10))
@@ -65,6 +66,15 @@ def test_pieces_interleave_call_by_call(worker, listener) -> None:
         if not reply.more:
             break
         send(worker, Next(10))
+    return first, short, rest
+
+
+@pytest.mark.slow
+def test_pieces_interleave_call_by_call(interleaved, listener) -> None:
+    # The scheduler may switch pieces between any two calls: a second piece is
+    # planned and spoken while the first still has calls to go.
+    first, short, rest = interleaved
+    assert isinstance(first, Audio) and first.more
     listener.check("The door is open.", b"".join(short))
     listener.check(LONG, first.pcm + b"".join(rest))
 
@@ -111,9 +121,9 @@ def test_an_unloadable_model_is_one_fatal_message(tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_calls_are_cut_smaller_on_request(worker, listener) -> None:
+def test_calls_are_cut_smaller_on_request(worker, interleaved, listener) -> None:
     # While other clients wait, the scheduler asks for shorter calls; the words
-    # all come, in more calls.
+    # all come, in more calls (than LONG at the default length, spoken interleaved).
     send(worker, Piece(30, LONG, "jm_kumo", 1.0, "en-us", False))
     calls = []
     while isinstance(reply := receive(worker), Audio):
@@ -121,7 +131,9 @@ def test_calls_are_cut_smaller_on_request(worker, listener) -> None:
         if not reply.more:
             break
         send(worker, Next(30, limit=40))
-    whole = speak(worker, 31, LONG, awaited=False)
+    first, _, rest = interleaved
+    assert isinstance(first, Audio) and rest
+    whole = [first.pcm, *rest]
     sizes = [len(c) for c in calls], [len(c) for c in whole]
     assert len(calls) > len(whole) and max(map(len, calls[1:])) < len(whole[1]), sizes
     listener.check(LONG, b"".join(calls))
