@@ -102,7 +102,7 @@ def download_file(
     dest = Path(dest)
     if dest.is_file():
         try:
-            # Hashed once and stamped: a Pi does not read 310 MB again at every start.
+            # Hashed once and stamped: a Pi does not read the whole model again at every start.
             check_file(dest, known)
             _LOGGER.debug("%s already present and verified", dest)
             return dest

@@ -187,7 +187,7 @@ def _stop_on_signals(stop: asyncio.Event) -> None:
 
 def _bound_send_buffer(writer: asyncio.StreamWriter) -> None:
     # The kernel would grow a silent client's send buffer to megabytes of audio;
-    # 64 kB (0.7 s of speech) keeps a reading client's pipe just as full.
+    # a small buffer keeps a reading client's pipe just as full.
     sock = writer.get_extra_info("socket")
     if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         with contextlib.suppress(OSError):

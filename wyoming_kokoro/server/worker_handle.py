@@ -8,7 +8,7 @@ stop, and a death with its exit code.
 - `ForkedWorker` (`--prefork`): a small parent (the "zygote") waits between bursts
   with numpy, onnxruntime and kokoro-onnx already imported, and forks the worker
   when a burst begins, which skips interpreter start and imports (more so on a
-  Raspberry Pi). The waiting parent's memory is the price (bench/RESULTS.md). It
+  Raspberry Pi). The waiting parent's memory is the price. It
   hands its stdin/stdout to the child and reports the child's exit; after any
   irregular end it is replaced, so the pipe never carries half a message into the
   next burst.

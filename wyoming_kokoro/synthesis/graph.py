@@ -42,7 +42,7 @@ DURATIONS = "/encoder/Cast_output_0"
 STYLE_HALF = "/decoder/Slice_output_0"
 FEATURES = "/decoder/decoder/decode.3/Div_4_output_0"  # [1, 512, 2F]
 # The harmonic source as a signal, before its STFT (n_fft 20, hop 5): the STFT runs
-# in the generator, on each window's samples only (it was 30 % of the plan's time).
+# in the generator, on each window's samples only, not in the plan for the whole call.
 SOURCE = "/decoder/decoder/generator/Reshape_3_output_0"  # [1, 600F + 20]
 SOURCE_TAIL = 20  # samples past a window's last frame its source needs (the STFT's n_fft)
 SPECTRUM = "/decoder/decoder/generator/conv_post/Conv_output_0"  # [B, 22, 120F + 1]
@@ -154,7 +154,7 @@ def _fed_or_own(quantize: onnx.NodeProto) -> onnx.NodeProto:
     """`quantize` (a DynamicQuantizeLinear) as an If: the fed scale and zero point
     when `fed`, else its own. An If, not both computed and one picked by Where: the
     activation then has one reader, as in the single graph. (With two, onnxruntime
-    kept more of them alive: a 436-frame call decoded whole took 430 MB, not 290.)"""
+    kept more of them alive at once: bench/RESULTS.md, M.)"""
     from onnx import TensorProto, helper
 
     activation, outputs = quantize.input[0], list(quantize.output)

@@ -86,7 +86,7 @@ class ModelLoading(threading.Thread):
             self._error = err
         finally:
             # After the sessions are built: their many blocks of a few MB, each mapped
-            # fresh, cost the worker's start 10-20 ms. The runs' arenas are what it is for.
+            # fresh, would slow the worker's start. The runs' arenas are what it is for.
             return_freed_memory()
             self.building.set()
 

@@ -3,8 +3,8 @@
 Every voice is brought to TARGET_LUFS by a gain of its own: the voice's integrated
 loudness (ITU-R BS.1770-4, measured as pyloudnorm does) is known for the embedded
 voices, measured on a voice's first seconds of speech for any other voice and
-cached on disk, and taken for a blend as the weighted mean of its parts' (within
-0.05 LU of the blend measured, bench/loudness.py). A volume multiplies on top; a
+cached on disk, and taken for a blend as the weighted mean of its parts' (close to
+the blend measured: bench/loudness.py). A volume multiplies on top; a
 limiter keeps the true peak (4x oversampled) under LIMIT_DBTP, so nothing clips.
 
 Runs in the worker (and `kokoro-say`); numpy is imported when needed. The meter is
@@ -34,7 +34,7 @@ RATE = 24_000
 MEASURE_SECONDS = 10.0
 _MIN_MEASURE_SECONDS = 2.0  # pyloudnorm's gating needs whole 0.4 s blocks; below, no guess
 # Integrated loudness of the embedded voices as the engine speaks them (LUFS), mean of
-# two English sentences each (bench/loudness.py; the two agreed within 0.3 LU).
+# two English sentences each (bench/loudness.py).
 KNOWN_LUFS: dict[str, float] = {
     "jf_alpha": -19.78,
     "jf_gongitsune": -20.97,

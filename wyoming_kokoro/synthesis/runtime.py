@@ -1,11 +1,11 @@
 """The onnxruntime session, from a cached optimized copy of the model when there is one.
 
 Loading the .onnx means parsing its protobuf, optimizing the graph and repacking
-the int8 weights for this CPU's kernels at every burst (0.45-0.5 s on a 2-core
-x86). onnxruntime can save the result once: the optimized graph, with its weights
-and their prepacked forms in an external data file. Loading that copy with graph
-optimization off takes about 0.15 s, and the weights are read straight from the
-file (page cache, not the worker's own memory). The audio is bit-identical. The
+the int8 weights for this CPU's kernels at every burst. onnxruntime can save the
+result once: the optimized graph, with its weights and their prepacked forms in an
+external data file. Loading that copy with graph optimization off is much quicker
+(bench/RESULTS.md, C2), and the weights are read straight from the file (page cache,
+not the worker's own memory). The audio is bit-identical. The
 copy holds layout choices for this CPU and this onnxruntime release, so its name
 carries both; it is written on the first load (while the session is built anyway)
 and only for published model files, whose sha256 names them. A copy that fails to
@@ -49,10 +49,9 @@ def return_freed_memory() -> None:
     onnxruntime's arenas grow by such blocks and hand them back after each run. By
     default glibc raises its mmap threshold to the largest block freed so far (up to
     32 MB), so later blocks come from the heap, where a freed one stays resident
-    while anything above it lives. Fixed at 1 MB (the 3,000-character bench text's
-    first 14 pieces, fresh process each): peak RSS 393 instead of 405-425 MB, 274
-    instead of 309-317 MB between calls, the same speed. Without glibc's mallopt,
-    nothing changes.
+    while anything above it lives. A fixed threshold lowers the peak and what a
+    worker holds between calls, at the same speed (bench/RESULTS.md, M). Without
+    glibc's mallopt, nothing changes.
     """
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the symbols the process has loaded
@@ -94,11 +93,9 @@ def _options(threads: int) -> ort.SessionOptions:
     options.enable_mem_pattern = False
     # The parts run one after another, each with its own thread pool: a pool whose
     # threads spin on after its run (onnxruntime's default) takes a core from the
-    # next part's, and from the imports while the sessions load. Spinning 0.2 ms at
-    # most bridges the gaps between operators within a run (2 cores, against the
-    # default: first audio 0.29 vs 0.31 s, windowed calls 6 % and whole calls 3 %
-    # faster, worker start 20 ms sooner; no spinning at all gave the first audio but
-    # not the rest: the plan's many small operators waited for woken threads).
+    # next part's, and from the imports while the sessions load. A short spin still
+    # bridges the gaps between operators within a run; no spinning at all left the
+    # plan's many small operators waiting for woken threads (bench/RESULTS.md, R).
     options.add_session_config_entry("session.intra_op.spin_duration_us", "200")
     options.log_severity_level = 3  # the warning about CPU-specific layouts is expected
     return options

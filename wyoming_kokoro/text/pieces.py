@@ -94,10 +94,9 @@ class SentenceStream:
         While `more` text may follow (an LLM still writing), an unfinished first
         sentence's opening phrase goes ahead on its own (unless `head` is False: then
         only when `head()` is asked for). A text given whole is spoken
-        in whole sentences: a phrase cut costs the sentence its prosody (the recognizer
-        hears it), and the later phrases, each a call of its own, came after a gap
-        when the CPU was slow (1.5-1.9 s in a 96-character sentence at 16 ms a frame).
-        Its first call is decoded in windows instead, or cut by the engine without them.
+        in whole sentences: a phrase cut costs the sentence its prosody, and on a slow
+        CPU its later phrases, each a call of its own, came after a gap. Its first call
+        is decoded in windows instead, or cut by the engine without them.
         """
         out: list[str] = []
         chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")

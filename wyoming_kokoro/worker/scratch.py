@@ -1,6 +1,6 @@
 """The worker's own temporary directory, removed by a later worker once it is gone.
 
-phonemizer copied libespeak-ng (about 0.6 MB) into a fresh temporary directory for
+phonemizer copied libespeak-ng into a fresh temporary directory for
 every espeak wrapper (it still does where the cache is read-only: see
 text/g2p/espeak_library.py), each removed when its wrapper is finalized. A worker
 forked by `--prefork` leaves with `os._exit`, and a hung or crashed one is killed:

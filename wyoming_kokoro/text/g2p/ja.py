@@ -103,7 +103,7 @@ class JapaneseG2P:
 
     def __init__(self, english: Callable[[str], str]) -> None:
         started = time.monotonic()
-        import pyopenjtalk  # the 100 MB dictionary: loaded only when Japanese is spoken
+        import pyopenjtalk  # a large dictionary: loaded only when Japanese is spoken
 
         self._pyopenjtalk = pyopenjtalk
         self._english = english
