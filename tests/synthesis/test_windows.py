@@ -147,6 +147,12 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     assert [c.phonemes for c in later] == [c.phonemes for c in calls] and not later[0].windowed
     # No text cut: the sentence is one call, as it is without a listener.
     assert [c.phonemes for c in calls] == [c.phonemes for c in engine.plan(LONG, voice)]
+    # A voice not taught yet speaks whole (see the next test): this one has statistics.
+    engine._priors = VoicePriors(tmp_path / "priors", engine._split.kinds)
+    plan = engine._split.plan(engine._inputs(calls[0]))
+    statistics, traits = engine._split.statistics(plan), engine._split.traits(plan)
+    for _ in range(TRUSTED):
+        engine._priors.learn("jm_kumo", statistics, traits)
     first = first_size(engine._split.windows, engine._split.clock.per_frame())  # 16 frames, 0.4 s,
     pieces = list(engine.stream(calls[0]))  # unless the CPU is slow (then what it needs)
     assert len(pieces) >= 3 and [last for _, last in pieces][-1]
@@ -170,10 +176,15 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     engine._priors = VoicePriors(tmp_path, engine._split.kinds)
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]
-    engine.run(call)  # decoded whole: learned
-    assert engine._priors.calls("jm_kumo") == 1
+    # Before it has statistics, a listener's first call is decoded whole (and teaches):
+    # the voice as itself, the same on every request.
+    first = list(engine.stream(call))
+    assert len(first) == 1 and engine._priors.calls("jm_kumo") == 1
+    assert engine._priors.wanted() == ["jm_kumo"]  # noted for the teacher
+    assert np.array_equal(first[0][0], engine.run(call))  # decoded whole: learned
+    assert engine._priors.calls("jm_kumo") == 2
     plan = engine._split.plan(engine._inputs(call))
-    for _ in range(TRUSTED - 1):
+    for _ in range(TRUSTED - 2):
         engine._priors.learn("jm_kumo", engine._split.statistics(plan), engine._split.traits(plan))
     # Paced by this machine's clock: wherever the first window ends, the trim's steps
     # are counted from the call's start, so the call begins and ends where its whole

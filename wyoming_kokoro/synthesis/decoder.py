@@ -8,10 +8,11 @@ the windows join without a step in timbre or loudness, since with fixed statisti
 a window with `context` frames on each side decodes as the same frames decoded
 whole (exactly with 6; within 57 dB with the default 5). What differs from the
 whole call is only that estimate, for the whole call at once. It is the voice's
-learned average (`prior.py`) when the caller has one; else the first window is
-decoded in one batch with `probes` rows as long as it, each made of `snippets`
-short pieces spread over the rest of the call, and their statistics, pooled, are
-the estimate.
+learned average (`prior.py`) when the caller has one; else the shortest first
+window is decoded in one batch with `probes` rows as long as it, each made of
+`snippets` short pieces spread over the rest of the call, and their statistics,
+pooled, are the estimate: the same rows however long the clock makes the first
+window, so the same call sounds the same on a busy CPU and an idle one.
 
 How long the windows are is `pacing.py`'s: later ones as long as can be decoded
 before the audio in hand has played, up to `longest` frames. A newcomer does not
@@ -256,10 +257,17 @@ class SplitModel:
         a0, b0 = max(0, start - w.lead_context), min(frames, end + w.context)
         began = time.monotonic()
         if statistics is None:
-            batch = [[(a0, b0)], *self._probes(frames, a0, b0)]
+            # The probe rows are as long as the shortest first window whatever the
+            # clock says: the statistics, and so the sound, must not follow the CPU's
+            # load. A longer first window is decoded again with them.
+            p1 = min(frames, start + min(w.first, longest or frames) + w.context)
+            batch = [[(a0, p1)], *self._probes(frames, a0, p1)]
             outputs = self._pooled(plan, batch)
             statistics = self._fed(outputs)
             spectrum = outputs[0][:1]
+            if p1 != b0:
+                batch.append([(a0, b0)])
+                spectrum = self._fed_run(plan, statistics, a0, b0)
         else:
             batch = [[(a0, b0)]]
             spectrum = self._fed_run(plan, statistics, a0, b0)

@@ -84,7 +84,11 @@ class Engine:
         self._priors: VoicePriors | None = None
         self._pace: Path | None = None
         if self._split is not None and loading.split_dir is not None:
-            self._priors = VoicePriors(loading.split_dir / "priors", self._split.kinds)
+            self._priors = VoicePriors(
+                loading.split_dir / "priors",
+                self._split.kinds,
+                lambda voice: self._style(self.voice(voice)),
+            )
             self._pace = loading.split_dir / f"pace-{self.threads}-threads.json"
             self._split.clock.recall(self._pace)
         self._session = Interruptible(self._kokoro.sess)
@@ -267,7 +271,10 @@ class Engine:
             windowed = call.windowed or self._split.late(plan, call.in_hand)
             longest = self._longest(call, plan, windowed)  # for memory
             prior = self._estimate(call, plan) if windowed or longest else None
-            whole = not windowed and not (longest and prior is not None)
+            # A voice without statistics yet speaks whole: as itself, the same on every
+            # request, and the call teaches it (probe rows only under a memory bound).
+            unknown = windowed and prior is None and not longest and self._priors is not None
+            whole = unknown or (not windowed and not (longest and prior is not None))
             if whole or (windowed and self._split.fits_one_window(plan, prior is not None)):
                 audio, statistics = self._split.decode(plan, tag)
                 if self._priors is not None:
@@ -359,6 +366,11 @@ class Engine:
         """
         for call in self.plan(piece, voice, speed, lang, awaited):
             yield self.run(call)
+
+    @property
+    def priors(self) -> VoicePriors | None:
+        """What the voices' whole calls taught the windows (None without the cut model)."""
+        return self._priors
 
     def calls_learned(self, voice: str) -> int:
         """How many whole calls in `voice` taught the statistics its windows use."""

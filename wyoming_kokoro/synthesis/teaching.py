@@ -1,22 +1,33 @@
-"""The server's voice taught before anyone listens.
+"""Every voice taught before anyone listens.
 
 A listener's first call is decoded in windows with statistics predicted from the
-voice's earlier whole calls (`prior.py`); until the voice has spoken 8 of them, the
-windows fall back to probe rows, the farthest from the whole decode (log-mel 1.95 dB
-on 24 held-out sentences, against 1.49 dB after 8 calls and 1.14 dB after these 26).
-So when the model is cut, the same low-priority process speaks these sentences in
-the server's voice, decoded whole, and keeps what they taught with the cut model.
-Short replies too: a call's statistics move with its length, and one predicted from
-sentences alone was 13 dB from the whole decode of "Hi." (1.7 dB with these). About
-16 calls of 4 s of speech and 10 of 1-2 s, once per model and onnxruntime release.
+voice's earlier whole calls (`prior.py`). So the voice speaks these sentences and
+short replies, decoded whole, and keeps what they taught with the cut model; then
+its statistics are frozen, and the same request sounds the same every time. Short
+replies too: a call's statistics move with its length, and one predicted from
+sentences alone was far from the whole decode of "Hi.". The texts are English for
+every voice: a voice's statistics follow its style far more than its language
+(bench/RESULTS.md, scenario V).
+
+The process that cuts the model teaches the server's voice; then this module, run
+as its own process (`python -m wyoming_kokoro.synthesis.teaching`) by the server
+only when the CPU would otherwise idle, teaches the others: first the voices a
+worker was asked for before they were taught (blends and presets too), then every
+installed one. Each text's call is kept as soon as it is learned, so a teacher
+stopped halfway goes on where it stopped. A voice not taught yet speaks a
+listener's first call whole (`engine.py`).
 """
 
 from __future__ import annotations
 
+import argparse
+import atexit
 import logging
+import signal
 import time
+from pathlib import Path
 
-from wyoming_kokoro.catalog.voices import g2p_language
+from wyoming_kokoro.catalog.voices import VoiceError, g2p_language
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.prior import BANDS, SHORT_FRAMES
 
@@ -64,32 +75,31 @@ def teach(
     sentences: tuple[str, ...] = SENTENCES,
     replies: tuple[str, ...] = REPLIES,
 ) -> int:
-    """Speak `sentences` and `replies` in `voice`, decoded whole, so its statistics are
-    learned and kept; how many calls the voice has taught after. A length the voice
-    already holds as many calls of as there are texts for it (adopted from an earlier
-    cut) is not taught again, but replies are while it holds none under 70 frames.
-    Voices that do not read English are left to learn from their own calls."""
+    """Speak those of `sentences` and `replies` in `voice` it has not learned yet,
+    decoded whole, so its statistics are learned and kept, then freeze them; how
+    many calls the voice has taught after. A length the voice already holds calls
+    of (an earlier, stopped teacher's, or adopted from an earlier cut) is taught
+    only the texts it lacks, but replies all again while it holds none under 70
+    frames. A taught voice is not taught again."""
+    priors = engine.priors
+    if priors is None or priors.taught(str(engine.voice(voice))):
+        return engine.calls_learned(voice)
     spec = engine.voice(voice)
     lang = g2p_language(spec, (sentences + replies)[0])
     if not lang.startswith("en"):
-        _LOGGER.info("Not teaching %s: it reads %s, these sentences are English", voice, lang)
-        return engine.calls_learned(voice)
+        lang = "en-us"  # read as English: see above
     held = engine.lengths_learned(voice)
-    texts: tuple[str, ...] = ()
-    if sum(frames >= SHORT_FRAMES for frames in held) < len(sentences):
-        texts += sentences
+    texts = sentences[sum(frames >= SHORT_FRAMES for frames in held) :]
     # Replies are 54-93 frames. A cache from before calls were kept per band may hold
     # many longer short calls and none as short as "Hi.": it is taught them again.
     short = [frames for frames in held if frames < BANDS[1]]
-    if len(short) < len(replies) or min(short, default=BANDS[0]) >= BANDS[0]:
-        texts += replies
-    if not texts:
-        return engine.calls_learned(voice)
+    texts += replies if min(short, default=BANDS[0]) >= BANDS[0] else replies[len(short) :]
     started = time.monotonic()
     for text in texts:
         for call in engine.plan(text, spec, lang=lang):
             engine.run(call)
-    engine.keep_learned()
+        priors.flush()  # kept at once: a teacher stopped now goes on from here
+    priors.mark_taught(str(spec))
     learned = engine.calls_learned(voice)
     _LOGGER.info(
         "Taught %s in %.0f s: windows use its statistics (%d calls)",
@@ -98,3 +108,82 @@ def teach(
         learned,
     )
     return learned
+
+
+def teach_all(engine: Engine, first: str | None = None) -> list[str]:
+    """Teach every voice that is not taught yet: the wanted ones (asked for before
+    they were taught) first, then `first`, then every installed one; the voices
+    taught. A wanted voice that cannot be spoken any more is forgotten."""
+    priors = engine.priors
+    if priors is None:
+        return []
+    taught, tried = [], set()
+    while True:
+        queue = [*priors.wanted(), *([first] if first else []), *engine.voice_names]
+        voice = next((v for v in queue if v not in tried), None)
+        if voice is None:
+            return taught
+        tried.add(voice)
+        try:
+            name = str(engine.voice(voice))
+        except VoiceError as err:
+            _LOGGER.info("Not teaching %s: %s", voice, err)
+            priors.forget_wanted(voice)
+            continue
+        if priors.taught(name):
+            priors.forget_wanted(voice)
+            continue
+        try:
+            teach(engine, name)
+        except Exception as err:  # one voice's trouble must not stop the others
+            _LOGGER.warning("Could not teach %s: %s", voice, err)
+        priors.forget_wanted(voice)
+        taught.append(name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model", type=Path, nargs="?", help="default: the embedded model")
+    parser.add_argument("voices", type=Path, nargs="?")
+    parser.add_argument("--embedded", action="store_true")
+    parser.add_argument("--first", metavar="VOICE", help="the voice to teach first")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s teaching: %(message)s")
+    _own_process()
+    from wyoming_kokoro.catalog.assets import Assets, resolve
+    from wyoming_kokoro.catalog.cut import ready
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.loading import ModelLoading
+
+    if args.model is None:
+        assets = resolve(None, None, [])
+    else:
+        assets = Assets(args.model, args.voices, (), "", args.embedded)
+    cut = ready(assets.model)
+    if cut is None:
+        return
+    # One thread: this process runs when the CPU would idle, and a lone thread
+    # holds the least memory and never waits for a second one.
+    loading = ModelLoading(assets, 1, split=cut)
+    engine = Engine(assets, EngineSettings(threads=1), loading=loading)
+    started = time.monotonic()
+    taught = teach_all(engine, args.first)
+    if taught:
+        _LOGGER.info("Taught %d voices in %.0f s", len(taught), time.monotonic() - started)
+
+
+def _own_process() -> None:
+    """End with the server that started it; keep temporary files to itself."""
+    from wyoming_kokoro.lifeline import die_with_parent, parent_from_env
+    from wyoming_kokoro.worker.scratch import own_tempdir
+
+    server = parent_from_env()
+    if server is not None:  # not when run by hand
+        die_with_parent(server, signal.SIGKILL)  # every call is kept whole as it ends
+    scratch = own_tempdir()
+    if scratch is not None:
+        atexit.register(scratch.discard)
+
+
+if __name__ == "__main__":
+    main()
