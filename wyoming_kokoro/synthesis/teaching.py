@@ -117,7 +117,8 @@ def teach_all(engine: Engine, first: str | None = None) -> list[str]:
     priors = engine.priors
     if priors is None:
         return []
-    taught, tried = [], set()
+    taught: list[str] = []
+    tried: set[str] = set()
     while True:
         queue = [*priors.wanted(), *([first] if first else []), *engine.voice_names]
         voice = next((v for v in queue if v not in tried), None)
