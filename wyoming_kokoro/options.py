@@ -314,6 +314,13 @@ PHRASE_WAIT = Option(
 NO_STREAMING = Option(
     "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, advanced=True
 )
+WORD_EVENTS = Option(
+    "--word-events",
+    "Send each word's time over Wyoming, in events Home Assistant ignores.",
+    "flag",
+    False,
+    advanced=True,
+)
 MAX_TEXT_CHARS = Option(
     "--max-text-chars", "Longest text accepted.", "int", 100_000, 1, advanced=True
 )
@@ -380,6 +387,7 @@ SERVER = (
     DECODE,
     PHRASE_WAIT,
     NO_STREAMING,
+    WORD_EVENTS,
     NO_NORMALIZE,
     MAX_TEXT_CHARS,
     MIN_FREE_MB,

@@ -22,6 +22,8 @@ model at the next call rather than after a whole piece:
                                       (an interrupted call: Audio without PCM, more=True)
                          Audio (window=True)  a window of a call decoded in windows, sent
                                       before that answer (which carries the last one)
+                                      (Audio: the piece's words with their times, if
+                                      its Piece asked for them)
     waiting parent →     Exited       a forked worker ended (see workerproc.py)
 """
 
@@ -117,6 +119,7 @@ class Piece(Message):
     # Seconds of audio its listener has yet to hear (a later piece): its first call
     # is decoded in windows too if a whole call of it would be decoded later.
     in_hand: float | None = None
+    words: bool = False  # time its written words: its Audio carries them
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,9 @@ class Audio(Message):
     more: bool  # False: this was the piece's last call
     pcm: bytes = b""  # s16le, 24 kHz, mono; ends with the pause after the call
     window: bool = False  # a window of the call in progress: its answer is still to come
+    # Written words said from this audio on (Piece.words), timed from its first sample:
+    # timeline.WordTime.to_list() each.
+    words: list[list[str | float | bool | None]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,8 @@ class SpeechSettings:
     streaming: bool = field(default=True, metadata=_from(o.NO_STREAMING, negated=True))
     phrase_wait: float = o.PHRASE_WAIT.default
     """Seconds a streamed first sentence is waited for before its opening phrase goes."""
+    word_events: bool = o.WORD_EVENTS.default
+    """Wyoming: each word's time in an event of its own, between the audio chunks."""
     max_text_chars: int = o.MAX_TEXT_CHARS.default
 
     @property

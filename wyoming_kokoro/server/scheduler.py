@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 from wyoming_kokoro.protocol import (
     Audio,
@@ -27,13 +28,14 @@ from wyoming_kokoro.protocol import (
     WorkerConfig,
 )
 from wyoming_kokoro.server.memory import available_mb
-from wyoming_kokoro.server.turns import Job, SynthesisError, Turns
+from wyoming_kokoro.server.turns import Job, Said, SynthesisError, Turns
 from wyoming_kokoro.server.worker_handle import (
     ForkedWorker,
     SpawnedWorker,
     WorkerHandle,
     WorkerStartError,
 )
+from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -243,12 +245,13 @@ class Scheduler:
                     volume=job.volume,
                     windows=windows,
                     in_hand=in_hand,
+                    words=job.words,
                 )
                 await self._worker.send(piece)
             turns.in_flight = job
             reply = await self._worker.receive()
             while isinstance(reply, Audio) and reply.window and reply.id == job.id:
-                self._take(job, reply.pcm)  # a window: its listener hears it now
+                self._take(job, reply.pcm, reply.words)  # a window: its listener hears it now
                 reply = await self._worker.receive()
         except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
@@ -256,7 +259,7 @@ class Scheduler:
         finally:
             turns.in_flight = None
         if isinstance(reply, Audio) and reply.id == job.id:
-            self._take(job, reply.pcm)
+            self._take(job, reply.pcm, reply.words)
             if not reply.more:
                 turns.done(job)
             return
@@ -267,8 +270,10 @@ class Scheduler:
         _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)
         turns.worker_lost(SynthesisError(f"the synthesis process died (exit code {code})"))
 
-    def _take(self, job: Job, pcm: bytes) -> None:
-        """Audio from the worker for `job`'s listener."""
+    def _take(self, job: Job, pcm: bytes, words: list[list[Any]] | None = None) -> None:
+        """Audio from the worker for `job`'s listener (and the words said from its start)."""
+        if words and pcm and not job.cancelled:
+            job.chunks.put_nowait(Said([WordTime.from_list(word) for word in words]))
         if self._turns.take(job, pcm):
             _LOGGER.debug("Preempting job %d: another client has no audio yet", job.id)
             self._start_preempt(job.id)

@@ -97,6 +97,7 @@ async def run_server(settings: Settings) -> None:
         lead_ms=speech.lead_silence,
         tail_ms=speech.tail_silence,
         phrase_wait=speech.phrase_wait,
+        word_events=speech.word_events,
     )
     client_ids = itertools.count(1)
     handlers: set[asyncio.Task[None]] = set()

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -39,6 +40,13 @@ class SynthesisError(RuntimeError):
     """A job could not be spoken; the text is meant for the client."""
 
 
+@dataclass(frozen=True)
+class Said:
+    """Written words said from the next block of a job's audio on, timed from its start."""
+
+    words: list[WordTime]
+
+
 @dataclass
 class Job:
     """One piece of text for one client; audio arrives on `chunks`."""
@@ -50,6 +58,7 @@ class Job:
     lang: str | None
     volume: float = 1.0
     awaited: bool = False  # the first piece of an utterance: a listener waits for it
+    words: bool = False  # its written words' times are wanted (Said before its audio)
     id: int = 0
     chunks: asyncio.Queue[bytes | object | SynthesisError] = field(default_factory=asyncio.Queue)
     cancelled: bool = False
@@ -58,16 +67,26 @@ class Job:
 
     async def audio(self) -> AsyncIterator[bytes]:
         """PCM blocks of this job until it is done; raises SynthesisError on failure."""
+        async for pcm, _ in self.timed():
+            yield pcm
+
+    async def timed(self) -> AsyncIterator[tuple[bytes, list[WordTime]]]:
+        """`audio`, each block with the words said from its start on (times from it)."""
+        words: list[WordTime] = []
         while True:
             item = await self.chunks.get()
             if item is _END:
                 return
             if isinstance(item, SynthesisError):
                 raise item
+            if isinstance(item, Said):
+                words = item.words
+                continue
             assert isinstance(item, bytes)
             if self.on_consumed is not None:
                 self.on_consumed(len(item))
-            yield item
+            yield item, words
+            words = []
 
 
 class Turns:

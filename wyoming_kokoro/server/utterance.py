@@ -19,6 +19,7 @@ from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.pieces import SentenceStream
 from wyoming_kokoro.text.ssml import Pause, Segment, SsmlError, Style
+from wyoming_kokoro.timeline import Timeline, WordTime
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.presets import Choice
@@ -35,6 +36,8 @@ Planned = list[tuple[Voicing, list[str]] | bytes]
 # waited for and said whole, 0.1 s later. A writer slower than about 150 characters a
 # second has its opening phrase ready after this anyway: it goes without waiting.
 HEAD_WAIT_S = PHRASE_WAIT.default
+
+_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 
 # Splitting text this long takes milliseconds of the event loop (bench/text_loop.py):
 # longer texts are split in a thread.
@@ -61,8 +64,11 @@ class SpokenText:
         lead_ms: int = 0,
         tail_ms: int = 0,
         head_wait: float = HEAD_WAIT_S,
+        words: bool = False,
     ) -> None:
-        """`head_wait`: see `HEAD_WAIT_S` (0: the opening phrase goes as soon as it can)."""
+        """`head_wait`: see `HEAD_WAIT_S` (0: the opening phrase goes as soon as it can);
+        `words`: the written words are timed (`timed_audio`)."""
+        self._words = words
         self._scheduler = scheduler
         self._client = client_id
         self._voice = voice
@@ -191,6 +197,7 @@ class SpokenText:
         for piece in pieces:
             job = Job(self._client, piece, voice, speed, lang, volume)
             job.awaited = self.pieces == 0  # someone waits for this one: it goes first
+            job.words = self._words
             self.pieces += 1
             self._jobs.put_nowait(self._scheduler.submit(job))
 
@@ -200,17 +207,27 @@ class SpokenText:
         The lead silence goes out with the first block (so a speaker that wakes on
         sound hears it first), the tail silence after the last.
         """
-        lead = self._lead
+        async for pcm, _ in self.timed_audio():
+            if pcm:
+                yield pcm
+
+    async def timed_audio(self) -> AsyncGenerator[tuple[bytes, list[WordTime]], None]:
+        """`audio`, each block with the written words said from its start on, timed
+        in the utterance's time line (seconds from its first sample; with `words`)."""
+        lead, line, at = self._lead, Timeline(), 0
         while (item := await self._jobs.get()) is not None:
             if isinstance(item, bytes):
-                yield lead + item
-                lead = b""
+                yield lead + item, []
+                at, lead = at + len(lead) + len(item), b""
                 continue
-            async for pcm in item.audio():
-                yield lead + pcm
-                lead = b""
+            async for pcm, said in item.timed():
+                placed = line.add(said, (at + len(lead)) / _BYTES_PER_SECOND)
+                yield lead + pcm, placed
+                at, lead = at + len(lead) + len(pcm), b""
+            if left := line.close():  # a word its piece's last call did not end
+                yield b"", left
         if self._tail:
-            yield self._tail
+            yield self._tail, []
 
 
 def ssml_voicing(

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES_PER_FRAME = 600  # as graph.py's; not imported from there (it pulls in onnx names)
+# A phoneme is heard a little before its planned frames begin: the generator's
+# convolutions reach both ways (bench/word_times.py compares with the sound's onsets).
+LEAD_SECONDS = 0.04
 
 
 @dataclass(frozen=True)
@@ -136,7 +139,8 @@ class CallClock:
         begin = self.start
 
         def second(frame: int) -> float:
-            return round(max(0.0, (SAMPLES_PER_FRAME * frame - begin) / SAMPLE_RATE), 3)
+            seconds = (SAMPLES_PER_FRAME * frame - begin) / SAMPLE_RATE - LEAD_SECONDS
+            return round(max(0.0, seconds), 3)
 
         out = []
         for s in spans:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from wyoming_kokoro.synthesis.calls import Call
+    from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
@@ -60,7 +61,7 @@ class _Worker:
         self._engine = voiced.engine
         self._stdout = stdout
         # What each piece still has to say: calls, or a call part-way through its windows.
-        self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool]]]] = {}
+        self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool, list[WordTime]]]]] = {}
         self._voicings: dict[int, Voicing] = {}
 
     def send(self, message: Message) -> None:
@@ -86,6 +87,7 @@ class _Worker:
                     message.lang,
                     awaited=message.awaited,
                     in_hand=message.in_hand,
+                    words=message.words,
                 )
                 self._plans[job_id] = deque(plan)
             if isinstance(message, Next):
@@ -127,24 +129,26 @@ class _Worker:
                 first, rest = parts[0], parts[1:]
                 calls.extendleft(reversed(rest))
             calls.appendleft(first if in_hand is None else replace(first, in_hand=in_hand))
-        pcm = b""
+        pcm, said = b"", []
         if calls:
             head = calls.popleft()
             windows = (
                 head
                 if isinstance(head, Iterator)
-                else self._engine.stream(head, job_id, shared=at_most > 0)
+                else self._engine.timed(head, job_id, shared=at_most > 0)
             )
             count = 0  # windows heard this turn (a stopped one is not)
             try:
-                for audio, last in windows:
+                for audio, last, words in windows:
+                    said = [word.to_list() for word in words]
                     if last:  # the call's last audio goes with its answer, as for whole calls
                         pcm = self._leveled(job_id, audio)
                         break
                     if len(audio):  # else a window was stopped: it comes again later
                         count += 1
                         window = self._leveled(job_id, audio)
-                        self.send(Audio(job_id, more=True, pcm=window, window=True))
+                        self.send(Audio(job_id, True, window, window=True, words=said))
+                        said = []
                     if self._engine.yield_to_others(job_id) or count == at_most:
                         # Someone else needs the model now: the rest of this call
                         # follows, from the next window, at this piece's next turn.
@@ -160,7 +164,7 @@ class _Worker:
         if not calls:
             del self._plans[job_id]
             self._voicings.pop(job_id, None)
-        return Audio(job_id, more=bool(calls), pcm=pcm)
+        return Audio(job_id, more=bool(calls), pcm=pcm, words=said)
 
     def _leveled(self, job_id: int, audio: np.ndarray) -> bytes:
         return self._voiced.level(self._voicings[job_id], audio).tobytes()

@@ -14,7 +14,13 @@ from wyoming_kokoro import __version__
 from wyoming_kokoro.catalog.voices import describe_voice
 from wyoming_kokoro.server.http.errors import ApiError, error_middleware
 from wyoming_kokoro.server.http.request import MODELS
-from wyoming_kokoro.server.http.speech import ACTIVE_STREAMS, SPEECH_CONFIG, SpeechConfig, speech
+from wyoming_kokoro.server.http.speech import (
+    ACTIVE_STREAMS,
+    SPEECH_CONFIG,
+    SpeechConfig,
+    captioned_speech,
+    speech,
+)
 from wyoming_kokoro.server.http.voicemap import voice_map
 
 # Routes anyone may read: the page has no data of its own, and a health check
@@ -186,6 +192,7 @@ def build_app(
     app[SPEECH_CONFIG] = config
     app[ACTIVE_STREAMS] = set()  # here: a started application's state is frozen
     app.router.add_post("/v1/audio/speech", speech)
+    app.router.add_post("/dev/captioned_speech", captioned_speech)
     app.router.add_get("/v1/audio/voices", voices)
     app.router.add_get("/v1/audio/models", audio_models)
     app.router.add_get("/v1/models", models)

@@ -53,6 +53,8 @@ class SpeechRequest:
     volume: float = 1.0  # the preset's volume times volume_multiplier
     stream_format: str = "audio"
     preset: str | None = None
+    words: bool = False  # return_timestamps: the words' times (captioned, or SSE events)
+    stream: bool = True  # captioned speech: a JSON object per chunk, else one at the end
 
 
 def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -138,8 +140,19 @@ def _is_unicode(text: str) -> bool:
     return True
 
 
-def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
-    """Check a decoded JSON body; raises ApiError with OpenAI's status and wording."""
+def _flag(body: dict[str, Any], key: str, default: bool) -> bool:
+    value = body.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ApiError(400, f"'{key}' must be true or false", param=key, code="invalid_type")
+    return value
+
+
+def parse_speech(body: Any, voices: Voices, captioned: bool = False) -> SpeechRequest:
+    """Check a decoded JSON body; raises ApiError with OpenAI's status and wording.
+    `captioned`: Kokoro-FastAPI's captioned speech, whose `return_timestamps` and
+    `stream` are true unless said otherwise."""
     if not isinstance(body, dict):
         raise ApiError(400, "the request body must be a JSON object", code="invalid_json")
     model = _string(body, "model", "kokoro")
@@ -187,4 +200,6 @@ def parse_speech(body: Any, voices: Voices) -> SpeechRequest:
         volume=choice.volume * _volume(body),
         stream_format=stream_format,
         preset=choice.preset,
+        words=_flag(body, "return_timestamps", captioned),
+        stream=_flag(body, "stream", True),
     )

@@ -1,4 +1,5 @@
-"""`POST /v1/audio/speech`: text → the fair scheduler → encoded audio, streamed.
+"""`POST /v1/audio/speech`: text → the fair scheduler → encoded audio, streamed;
+`POST /dev/captioned_speech`: the same with the words' times (captioned.py).
 
 The status line waits for the first audio (so a worker that cannot start is a
 clear 503, not a broken body); from then on every piece is encoded and sent as
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from wyoming_kokoro.catalog.presets import Choice
+from wyoming_kokoro.server.http.captioned import Timed, send_captioned, timestamps
 from wyoming_kokoro.server.http.encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
 from wyoming_kokoro.server.http.errors import ApiError, without_paths
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
@@ -28,6 +30,7 @@ from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml
+from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -81,6 +84,15 @@ async def _read_body(request: web.Request, timeout: float) -> object:
 
 
 async def speech(request: web.Request) -> web.StreamResponse:
+    return await _serve(request, captioned=False)
+
+
+async def captioned_speech(request: web.Request) -> web.StreamResponse:
+    """Kokoro-FastAPI's captioned speech: the audio as base64 in JSON, with timestamps."""
+    return await _serve(request, captioned=True)
+
+
+async def _serve(request: web.Request, captioned: bool) -> web.StreamResponse:
     config = request.app[SPEECH_CONFIG]
     _require_json(request)
     active = request.app[ACTIVE_STREAMS]
@@ -95,12 +107,12 @@ async def speech(request: web.Request) -> web.StreamResponse:
     encoder: Encoder | None = None
     try:
         body = await _read_body(request, config.read_timeout)
-        speech_request = parse_speech(body, config.voices)
+        speech_request = parse_speech(body, config.voices, captioned)
         try:
             encoder = make_encoder(speech_request.response_format)
         except UnsupportedFormat as err:
             raise ApiError(400, str(err), "response_format", "unsupported_format") from err
-        return await _stream(request, config, speech_request, encoder, client)
+        return await _stream(request, config, speech_request, encoder, client, captioned)
     finally:
         active.discard(client)
         if encoder is not None:
@@ -120,9 +132,10 @@ async def _stream(
     speech_request: SpeechRequest,
     encoder: Encoder,
     client: int,
+    captioned: bool = False,
 ) -> web.StreamResponse:
     scheduler = config.scheduler
-    audio: AsyncGenerator[bytes, None] | None = None
+    audio: AsyncGenerator[Timed, None] | None = None
     try:
         # Inside the try: pieces are queued as the text is split, and a failure
         # after the first must still free them (they would keep the worker loaded).
@@ -136,10 +149,11 @@ async def _stream(
             volume=speech_request.volume * config.voices.volume,
             lead_ms=config.voices.lead_ms,
             tail_ms=config.voices.tail_ms,
+            words=speech_request.words,
         )
         await _add_input(spoken, speech_request, config)
         spoken.finish()
-        audio = spoken.audio()
+        audio = spoken.timed_audio()
         if spoken.pieces == 0:
             raise ApiError(
                 422, "'input' has nothing to speak (only markup or symbols)", "input", "no_speech"
@@ -147,7 +161,7 @@ async def _stream(
         try:
             first = await anext(audio)
         except StopAsyncIteration:
-            first = b""
+            first = (b"", [])
         except SynthesisError as err:
             # The log has the whole error (the scheduler's); the client, no paths.
             raise ApiError(
@@ -155,27 +169,33 @@ async def _stream(
                 f"speech synthesis is unavailable: {without_paths(str(err))}",
                 code="unavailable",
             ) from err
-        sse = speech_request.stream_format == "sse"
+        sse = speech_request.stream_format == "sse" and not captioned
+        kind = _content_type(speech_request.response_format)
+        if captioned:
+            kind = "application/x-ndjson" if speech_request.stream else "application/json"
         response = web.StreamResponse(
             headers={
-                "Content-Type": "text/event-stream"
-                if sse
-                else _content_type(speech_request.response_format),
+                "Content-Type": "text/event-stream" if sse else kind,
                 "X-Kokoro-Voice": speech_request.voice,
                 "Cache-Control": "no-store",
             }
         )
         response.enable_chunked_encoding()
         await response.prepare(request)
-        await _send(
-            request,
-            response,
-            encoder,
-            first,
-            audio,
-            config.write_timeout,
-            len(speech_request.text) if sse else None,
-        )
+        if captioned:
+            await send_captioned(
+                request, response, encoder, first, audio, config.write_timeout, speech_request
+            )
+        else:
+            await _send(
+                request,
+                response,
+                encoder,
+                first,
+                audio,
+                config.write_timeout,
+                len(speech_request.text) if sse else None,
+            )
         _LOGGER.info(
             "HTTP client %d: %d pieces spoken as %s with %s",
             client,
@@ -220,14 +240,17 @@ async def _send(
     request: web.Request,
     response: web.StreamResponse,
     encoder: Encoder,
-    first: bytes,
-    audio: AsyncIterator[bytes],
+    first: Timed,
+    audio: AsyncIterator[Timed],
     timeout: float,
     sse_chars: int | None = None,
 ) -> None:
-    """Encoded audio as the body, or (sse_chars given) as OpenAI's SSE events."""
+    """Encoded audio as the body, or (sse_chars given) as OpenAI's SSE events, the
+    words said from each delta on (if asked) in an event before it."""
 
-    async def write(data: bytes) -> None:
+    async def write(data: bytes, words: list[WordTime] | None = None) -> None:
+        if words and sse_chars is not None:
+            await send(_sse({"type": "speech.audio.timestamps", "timestamps": timestamps(words)}))
         if not data:
             return
         if sse_chars is not None:
@@ -246,9 +269,9 @@ async def _send(
         )
 
     try:
-        await write(await encode(first))
-        async for pcm in audio:
-            await write(await encode(pcm))
+        await write(await encode(first[0]), first[1])
+        async for pcm, words in audio:
+            await write(await encode(pcm), words)
         tail = await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
         await write(tail)
         if sse_chars is not None:

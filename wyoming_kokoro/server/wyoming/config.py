@@ -40,6 +40,7 @@ class HandlerConfig:
     lead_ms: int = 0  # --lead-silence
     tail_ms: int = 0  # --tail-silence
     phrase_wait: float = HEAD_WAIT_S  # --phrase-wait
+    word_events: bool = False  # --word-events
 
     async def describe(self) -> Event:
         """The current `info` (the data dirs are looked at again, cheaply)."""

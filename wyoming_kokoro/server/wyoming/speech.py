@@ -18,6 +18,7 @@ from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicin
 from wyoming_kokoro.server.wyoming.wire import ProtocolError
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml
+from wyoming_kokoro.timeline import WordTime
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from wyoming_kokoro.server.wyoming.config import HandlerConfig
 
 _CHUNK_BYTES = 8192 * SAMPLE_WIDTH
+_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
+WORD_EVENT = "kokoro-words"  # --word-events
 
 
 class Utterance:
@@ -65,6 +68,7 @@ class Utterance:
             lead_ms=config.lead_ms,
             tail_ms=config.tail_ms,
             head_wait=config.phrase_wait,
+            words=config.word_events,
         )
         self.sender: asyncio.Task[None] | None = None
 
@@ -124,8 +128,30 @@ class Utterance:
 
     async def _send_audio(self) -> None:
         write = self._write
-        async for pcm in self._text.audio():
+        sent = 0  # bytes of audio before this block
+        async for pcm, words in self._text.timed_audio():
             for start in range(0, len(pcm), _CHUNK_BYTES):
                 chunk = pcm[start : start + _CHUNK_BYTES]
+                # Each word just before the chunk it begins in (--word-events).
+                end = (sent + start + len(chunk)) / _BYTES_PER_SECOND
+                due = 0
+                while due < len(words) and (words[due].start or 0.0) < end:
+                    due += 1
+                now, words = words[:due], words[due:]
+                if now:
+                    await write(word_event(now))
                 await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
+            if words:  # after the last chunk (or a block without audio)
+                await write(word_event(words))
+            sent += len(pcm)
         await write(AudioStop().event())
+
+
+def word_event(words: list[WordTime]) -> Event:
+    """Words and their times (seconds from the utterance's first audio sample), as an
+    event of this server's own that Home Assistant, like any Wyoming client that does
+    not know it, passes over."""
+    from wyoming.event import Event
+
+    timestamps = [{"word": w.word, "start_time": w.start, "end_time": w.end} for w in words]
+    return Event(WORD_EVENT, {"timestamps": timestamps})
