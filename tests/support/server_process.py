@@ -74,14 +74,28 @@ class ServerProcess:
         return self.proc.pid
 
     def workers(self) -> list[int]:
-        """The server's worker processes (not the one-off process that cuts the model)."""
+        """The server's worker processes (not the processes that cut the model and
+        teach the voices in the background)."""
         found = []
         for pid in children(self.pid):
             try:
                 command = Path(f"/proc/{pid}/cmdline").read_bytes()
             except OSError:
                 continue
-            if b"wyoming_kokoro.synthesis.split" not in command:
+            if b"wyoming_kokoro.synthesis." not in command:
+                found.append(pid)
+        return found
+
+    def teachers(self) -> list[int]:
+        """The server's voice teachers (synthesis/teaching.py), which run only when the
+        CPU would otherwise idle and end when every voice is taught."""
+        found = []
+        for pid in children(self.pid):
+            try:
+                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"wyoming_kokoro.synthesis.teaching" in command:
                 found.append(pid)
         return found
 

@@ -87,3 +87,48 @@ def test_a_file_from_before_styles_were_kept_is_adopted_untaught(tmp_path) -> No
     adopted = VoicePriors(tmp_path, KINDS, styles({"af_heart": 1.0}))
     assert adopted.calls("af_heart") == TRUSTED and not adopted.taught("af_heart")
     assert adopted.estimate("af_heart", traits(100)) is not None
+
+
+class _Voices:
+    """What teach_all asks of an engine: its priors, its voices and their names."""
+
+    def __init__(self, priors: VoicePriors, installed: list[str]) -> None:
+        self.priors = priors
+        self.voice_names = installed
+
+    def voice(self, name: str) -> str:
+        if name.startswith("gone"):
+            from wyoming_kokoro.catalog.voices import VoiceError
+
+            raise VoiceError(f"unknown voice {name}")
+        return name
+
+
+def test_the_teacher_takes_wanted_voices_first_then_the_servers_then_the_rest_and_ends(
+    tmp_path, monkeypatch
+) -> None:
+    from wyoming_kokoro.synthesis import teaching
+
+    table = {v: 1.0 for v in ("af_heart", "jm_kumo", "jf_alpha", "bf_emma", "blend")}
+    priors = VoicePriors(tmp_path, KINDS, styles(table))
+    taught(priors, "bf_emma", 3.0)  # taught by an earlier teacher: skipped
+    priors._want("blend")  # a worker was asked for these before they were taught
+    priors._want("gone_voice")
+    order: list[str] = []
+
+    def teach(engine, voice) -> int:  # type: ignore[no-untyped-def]
+        order.append(voice)
+        if voice == "jf_alpha":
+            raise RuntimeError("one voice's trouble")
+        taught(priors, voice, 2.0)
+        return TRUSTED
+
+    monkeypatch.setattr(teaching, "teach", teach)
+    engine = _Voices(priors, ["af_heart", "bf_emma", "jf_alpha", "jm_kumo"])
+    done = teaching.teach_all(engine, first="jm_kumo")  # type: ignore[arg-type]
+    assert order == ["blend", "jm_kumo", "af_heart", "jf_alpha"]
+    assert done == ["blend", "jm_kumo", "af_heart"]
+    assert priors.wanted() == []  # the gone voice forgotten, the blend taught
+    # Nothing left: the next teacher ends at once, teaching nothing.
+    assert teaching.teach_all(engine, first="jm_kumo") == []  # type: ignore[arg-type]
+    assert order == ["blend", "jm_kumo", "af_heart", "jf_alpha", "jf_alpha"]

@@ -138,8 +138,9 @@ def teach_all(engine: Engine, first: str | None = None) -> list[str]:
             teach(engine, name)
         except Exception as err:  # one voice's trouble must not stop the others
             _LOGGER.warning("Could not teach %s: %s", voice, err)
+        else:
+            taught.append(name)
         priors.forget_wanted(voice)
-        taught.append(name)
 
 
 def main() -> None:
