@@ -1,0 +1,289 @@
+"""S: word times from the model's durations against Whisper's, in-process, one run.
+
+    .venv/bin/python bench/word_times.py [--quick]
+
+Prints two tables. Accuracy: held-out sentences (English with numbers, times and
+units; Japanese apart) are spoken with word times, decoded whole, in windows, at
+speed 1.5, after a lead silence, with a break between sentences and cut into several
+calls; faster-whisper (`word_timestamps=True`, the tests' Whisper base) transcribes
+the same audio, and where a word of ours and one of Whisper's begin on the same
+aligned letter their starts are compared. As a second, independent reference, the
+words that follow a silence are compared with the sound's onset in the waveform.
+Windows against the whole decode: the same words' times. Cost: the first audio and
+the whole piece with and without word times, interleaved in the same run (ratios).
+Run it on a quiet machine: it says the load it saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import statistics
+import sys
+import time
+import unicodedata
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.judge import judge, to_16k
+
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis.engine import Engine
+from wyoming_kokoro.text.pieces import split_text
+from wyoming_kokoro.timeline import Timeline, WordTime
+
+VOICE = "jm_kumo"
+VOICE_JA = "jf_alpha"
+RATE = 24000
+
+# Sentences of no other bench or test: what the durations are judged on.
+ENGLISH = (
+    "The train to Boston leaves at 6:45 am from platform 9.",
+    "It is 21°C outside, and the wind blows at 15 km/h from the north.",
+    "Your package of 2.5 kg arrived on March 3rd at 4:10 pm.",
+    "The oven reached 180 degrees after 12 minutes, so the bread can go in.",
+    "We drove 340 miles in 5 hours and spent $62.50 on fuel.",
+    "The meeting moved from 9:30 to 11:15, and Sarah will call you at noon.",
+    "Set the thermostat to 68°F before 10 pm, please.",
+    "The battery is at 37 percent and needs about 45 minutes to charge.",
+    "Dr. Patel measured 120 over 80 at her appointment on Tuesday.",
+    "A 750 ml bottle of water costs €1.20 at the station kiosk.",
+    "The garage door has been open for 3 hours and 20 minutes.",
+    "Rain is expected between 2 and 5 pm, with 8 mm in total.",
+)
+JAPANESE = (
+    "明日の午前7時30分に東京駅で会いましょう。",
+    "外の気温は21度で、少し風があります。",
+    "荷物は3時間後に届く予定です。",
+    "冷蔵庫の中に牛乳が2本残っています。",
+    "会議は午後2時から始まります。",
+    "電車が10分遅れています。",
+)
+
+
+def load_note() -> str:
+    load = os.getloadavg()
+    return f"load average {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f} on {os.cpu_count()} CPUs"
+
+
+def spoken(
+    engine: Engine,
+    text: str,
+    voice: str,
+    lang: str,
+    speed: float = 1.0,
+    awaited: bool = False,
+    limit: int = 0,
+    lead: float = 0.0,
+    pause: float = 0.0,
+) -> tuple[np.ndarray, list[WordTime]]:
+    """The text's audio and its word times, piece by piece as kokoro-say speaks it:
+    `lead` seconds of silence first, `pause` seconds more between pieces (as an SSML
+    break), calls cut at `limit` phonemes if given."""
+    spec = engine.voice(voice)
+    timeline = Timeline()
+    audio = [np.zeros(int(lead * RATE), np.int16)]
+    at = len(audio[0])
+    for index, piece in enumerate(split_text(text, lang)):
+        if index and pause:
+            audio.append(np.zeros(int(pause * RATE), np.int16))
+            at += len(audio[-1])
+        calls = engine.plan(piece, spec, speed, lang, awaited=awaited and not index, words=True)
+        if limit:
+            calls = [part for call in calls for part in engine.shorten(call, limit)]
+        for call in calls:
+            begin = at
+            for pcm, _, words in engine.timed(call):
+                timeline.add(words, begin / RATE)
+                audio.append(pcm)
+                at += len(pcm)
+    timeline.close()
+    return np.concatenate(audio), timeline.words
+
+
+def _letters(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
+
+
+def starts_compared(ours: list[WordTime], theirs: list[tuple[str, float]]) -> list[float]:
+    """Start difference (ours less Whisper's) for every word of ours that begins on the
+    same aligned letter as a word of Whisper's."""
+
+    def flat(words: Sequence[tuple[str, float | None]]) -> tuple[str, dict[int, float]]:
+        text, starts = "", {}
+        for word, start in words:
+            letters = _letters(word)
+            if letters and start is not None:
+                starts[len(text)] = start
+            text += letters
+        return text, starts
+
+    a, a_starts = flat([(w.word, w.start) for w in ours])
+    b, b_starts = flat(theirs)
+    out = []
+    for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        for k in range(size):
+            if i + k in a_starts and j + k in b_starts:
+                out.append(a_starts[i + k] - b_starts[j + k])
+    return out
+
+
+def onsets_compared(ours: list[WordTime], audio: np.ndarray) -> list[float]:
+    """Start difference (ours less the sound's) for the words that follow a silence:
+    there the sound's onset is plain in the waveform (5 ms steps, 40 dB under the
+    loudest, after at least 80 ms of quiet), an aligner of its own."""
+    hop = RATE // 200
+    steps = audio[: len(audio) // hop * hop].astype(np.float32).reshape(-1, hop)
+    level = 10 * np.log10((steps**2).mean(axis=1) + 1e-9)
+    loud = level > level.max() - 40
+    out = []
+    quiet = 0
+    for i, is_loud in enumerate(loud):
+        if is_loud and quiet >= 16:
+            onset = i * hop / RATE
+            near = [w.start for w in ours if w.start is not None and abs(w.start - onset) < 0.25]
+            if near:
+                out.append(min(near, key=lambda t: abs(t - onset)) - onset)
+        quiet = 0 if is_loud else quiet + 1
+    return out
+
+
+def whisper_words(model: object, audio: np.ndarray, language: str) -> list[tuple[str, float]]:
+    segments, _ = model.transcribe(  # type: ignore[attr-defined]
+        to_16k(audio, RATE),
+        language=language,
+        beam_size=5,
+        temperature=0,
+        condition_on_previous_text=False,
+        word_timestamps=True,
+    )
+    return [(w.word, w.start) for s in segments for w in s.words]
+
+
+def accuracy(
+    engine: Engine, ear: object, texts: tuple[str, ...], voice: str, lang: str, **how: Any
+) -> dict[str, float]:
+    diffs: list[float] = []
+    onsets: list[float] = []
+    words = unmatched = 0
+    for text in texts:
+        audio, ours = spoken(engine, text, voice, lang, **how)
+        words += len(ours)
+        unmatched += sum(not w.matched for w in ours)
+        heard = whisper_words(ear._model, audio, lang.split("-")[0])  # type: ignore[attr-defined]
+        diffs += starts_compared(ours, heard)
+        onsets += onsets_compared(ours, audio)
+    signed = np.array(diffs) * 1000
+    return {
+        "words": words,
+        "compared": len(diffs),
+        "unmatched": unmatched,
+        "median": float(np.median(np.abs(signed))),
+        "p90": float(np.percentile(np.abs(signed), 90)),
+        "signed": float(np.median(signed)),
+        "onsets": len(onsets),
+        "onset_signed": float(np.median(onsets)) * 1000 if onsets else float("nan"),
+        "onset_median": float(np.median(np.abs(onsets))) * 1000 if onsets else float("nan"),
+        "onset_p90": float(np.percentile(np.abs(onsets), 90)) * 1000 if onsets else float("nan"),
+    }
+
+
+def windows_against_whole(engine: Engine, texts: tuple[str, ...]) -> tuple[int, float]:
+    """Words compared, and the largest start or end difference in frames."""
+    largest, count = 0.0, 0
+    for text in texts:
+        whole = spoken(engine, text, VOICE, "en-us")[1]
+        windowed = spoken(engine, text, VOICE, "en-us", awaited=True)[1]
+        for a, b in zip(whole, windowed, strict=True):
+            if a.start is None or b.start is None or a.end is None or b.end is None:
+                continue
+            count += 1
+            largest = max(largest, abs(a.start - b.start) / 0.025, abs(a.end - b.end) / 0.025)
+    return count, largest
+
+
+def cost(engine: Engine, texts: tuple[str, ...], rounds: int) -> dict[str, float]:
+    """First audio and whole piece, seconds, with and without words (interleaved)."""
+    spec = engine.voice(VOICE)
+    times: dict[str, list[float]] = {"first": [], "first+words": [], "total": [], "total+words": []}
+    for _ in range(rounds):
+        for text in texts:
+            for words in (False, True):
+                began = time.perf_counter()
+                first = None
+                for call in engine.plan(text, spec, 1.0, "en-us", awaited=True, words=words):
+                    chunks = engine.timed(call) if words else engine.stream(call)
+                    for chunk in chunks:
+                        if first is None and len(chunk[0]):
+                            first = time.perf_counter() - began
+                suffix = "+words" if words else ""
+                times["first" + suffix].append(first or 0.0)
+                times["total" + suffix].append(time.perf_counter() - began)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+CONDITIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("decoded whole", {}),
+    ("in windows (a listener's first sentence)", {"awaited": True}),
+    ("speed 1.5", {"speed": 1.5}),
+    ("lead silence 500 ms", {"lead": 0.5}),
+    ("1.0 s break between sentences", {"pause": 1.0}),
+    ("each piece cut into calls of 60 phonemes", {"limit": 60}),
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer sentences and rounds")
+    args = parser.parse_args()
+    print(f"Before: {load_note()}")
+    engine = Engine(resolve(None, None, []))
+    engine.warm_up()
+    ear = judge()
+    # Two sentences a text: a lead silence, a break and windows each have a second.
+    english = tuple(" ".join(ENGLISH[i : i + 2]) for i in range(0, len(ENGLISH), 2))
+    english = english[:3] if args.quick else english
+    print("\n#### S1. Word starts against Whisper's and against the sound's onsets\n")
+    print(
+        "| text, decode | words | unmatched | vs Whisper: compared | median | p90 "
+        "| ours − Whisper, median | vs onsets: compared | median | p90 | ours − onset, median |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rows: list[tuple[str, tuple[str, ...], str, str, dict[str, Any]]] = [
+        (f"English, {name}", english, VOICE, "en-us", how)
+        for name, how in (CONDITIONS[:2] if args.quick else CONDITIONS)
+    ]
+    rows.append(("Japanese, decoded whole", JAPANESE, VOICE_JA, "ja", {}))
+    for name, texts, voice, lang, how in rows:
+        r = accuracy(engine, ear, texts, voice, lang, **how)
+        print(
+            f"| {name} | {r['words']} | {r['unmatched']} | {r['compared']} "
+            f"| {r['median']:.0f} ms | {r['p90']:.0f} ms | {r['signed']:+.0f} ms "
+            f"| {r['onsets']} | {r['onset_median']:.0f} ms | {r['onset_p90']:.0f} ms "
+            f"| {r['onset_signed']:+.0f} ms |"
+        )
+    count, frames = windows_against_whole(engine, english)
+    print(
+        f"\nWindows against the whole decode: {count} words, largest difference "
+        f"{frames:.2f} frames."
+    )
+    print("\n#### S2. Cost of word times (median, seconds)\n")
+    c = cost(engine, ENGLISH[:4], 1 if args.quick else 3)
+    print("| | without | with words | ratio |")
+    print("|---|---|---|---|")
+    for key in ("first", "total"):
+        print(
+            f"| {key} audio | {c[key]:.3f} | {c[key + '+words']:.3f} "
+            f"| {c[key + '+words'] / c[key]:.2f}× |"
+        )
+    print(f"\nAfter: {load_note()}")
+
+
+if __name__ == "__main__":
+    main()
