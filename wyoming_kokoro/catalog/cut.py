@@ -25,7 +25,7 @@ LAYOUT = 4
 def _onnxruntime_version() -> str:
     """The version onnxruntime's module reports, which names the cut's cache entry.
 
-    The server must not import onnxruntime, and the package metadata (20 ms to read)
+    The server must not import onnxruntime, and the package metadata (slow to read)
     may name another build than the module: one installed over another (the GPU or
     OpenVINO build over the CPU one) or under another name. Then the server and the
     worker would look for different entries. So the module's own build info is read.

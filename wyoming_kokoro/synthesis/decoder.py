@@ -6,7 +6,7 @@ first is small, so the first audio comes early. Every window is decoded with one
 set of statistics (and quantization scales) fed, an estimate of the whole call's:
 the windows join without a step in timbre or loudness, since with fixed statistics
 a window with `context` frames on each side decodes as the same frames decoded
-whole (exactly with 6; within 57 dB with the default 5). What differs from the
+whole (exactly with a little more context than the default's). What differs from the
 whole call is only that estimate, for the whole call at once. It is the voice's
 learned average (`prior.py`) when the caller has one; else the shortest first
 window is decoded in one batch with `probes` rows as long as it, each made of
@@ -88,8 +88,7 @@ class SplitModel:
         self.window_switch = StopSwitch()
         # Each part's arena keeps its high-water mark, and there are three: handed
         # back after every run, a worker falls back to near what it loaded between
-        # calls (330 MB after a 436-frame call decoded whole, 256 loaded, 505 at the
-        # peak), at no cost measurable here.
+        # calls (bench/RESULTS.md, M), at no cost measurable here.
         self._runs = _shrinking(self.switch.options, self.window_switch.options)
 
     def _stoppable(self, session: Any, names: Any, feed: dict[str, Any], tag: object) -> Any:

@@ -324,8 +324,8 @@ class Engine:
         if windowed or self._priors is None:
             return longest
         # Decoded whole (and taught) until the voice has said calls about as long: a
-        # sentence's statistics predicted from short replies are 3 dB off, not 1.2,
-        # and a call cut for memory teaches nothing.
+        # sentence's statistics predicted from short replies are far off, and a call
+        # cut for memory teaches nothing.
         like = min(frames, SHORT_FRAMES)
         held = self._priors.lengths(str(call.voice))
         return longest if sum(length >= like for length in held) >= _LIKE_CALLS else 0

@@ -44,14 +44,13 @@ class Windows:
     later: int = 48  # every later window when they are not paced (or cannot keep up)
     # The longest a paced later window grows to (its activations are held at once:
     # about what a whole call of 120 tokens holds). Against 48: a sentence in
-    # windows costs 1.10 instead of 1.14 times its whole decode.
+    # windows costs less over its whole decode (bench/RESULTS.md, R).
     longest: int = 256
     # Decoded on each side of a window and dropped. What the generator makes of a
-    # frame hardly depends on frames further than this (with a call's own statistics,
-    # windows are its whole decode within 57 dB; 6 frames: exact; 4: 36 dB).
+    # frame hardly depends on frames further than this (bench/RESULTS.md, R).
     context: int = 5
     # Decoded before the first window: the leading pad's frames, whose silence weighs
-    # less (the first window is its whole decode within 47 dB; 2 frames: 38 dB).
+    # less, so fewer are needed there.
     lead_context: int = 4
     probes: int = 1  # rows decoded with the first window, for the statistics
     snippets: int = 7  # pieces each probe row is made of, spread over the call

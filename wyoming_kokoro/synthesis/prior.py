@@ -9,9 +9,8 @@ that: its features' average over the call (`Traits`). So per voice the engine
 keeps its latest calls' traits and statistics and predicts a new call's statistics
 from its traits: a straight line in 1 / frames (a short call's pad and silence
 weigh more), and what the line leaves, by ridge regression on the features'
-averages. (On 24 held-out sentences against the whole decode, log-mel: the line
-alone from 8 calls 1.66 dB; with the regression 1.49 dB from 8 calls, 1.26 from 16,
-1.13 from 40; the probe row 1.95 dB.) Short replies and sentences both need calls
+averages, which comes closer to the whole decode than the line alone or the probe
+row, and closer the more calls it has. Short replies and sentences both need calls
 of their own length held (see `BANDS`).
 
 Kept beside the cut model, one file per voice (saved after each of the first calls,
@@ -48,16 +47,13 @@ _LOGGER = logging.getLogger(__name__)
 MIN_FRAMES = 40
 TRUSTED = 8  # calls learned before the prior replaces the probe rows
 KEPT = 48  # the latest calls a voice's estimate is made from
-# Short replies (up to ~3.7 s) and sentences each need calls of their length held:
-# learned from sentences only, "Hi." was 13 dB from its whole decode, and from
-# short calls only, sentences were 3 dB (against 1.7 and 1.1 from both).
+# Short replies and sentences each need calls of their length held: learned from
+# one kind only, the other is predicted far from its whole decode (bench/RESULTS.md, R).
 SHORT_FRAMES = 150
 # So the latest calls are kept per band of lengths (in frames), the band holding the
 # most making room: a long article read aloud fills the bands of its lengths, and
-# "Hi." (46 frames) is still predicted from the shortest calls the voice has said.
-# (With two bands, split at SHORT_FRAMES, an article's sentences of 80-150 frames took
-# the place of the taught replies: "Hi." went from 1.7 to 3.7 dB after an article
-# read three times, to 5.9 dB in a cache that had read more; 1.9 dB with these.)
+# "Hi." is still predicted from the shortest calls the voice has said. (With two
+# bands, an article's mid-length sentences took the place of the taught replies.)
 BANDS = (70, 110, SHORT_FRAMES, 260)
 _SAVE_EVERY = 8  # once TRUSTED calls are held, saved every this many calls
 _FORMAT = 4  # 4: the style's digest and the taught mark (a 3 is adopted as untaught)
@@ -66,7 +62,7 @@ WANTED = "wanted"  # the folder of voices asked for before they were taught
 # had all been of the average length: few calls of similar lengths do not tilt it.
 _RIDGE_LINE = 0.3
 # The regression's ridge, per call, on standardized features: what it leaves
-# unexplained goes to the line (chosen on held-out sentences; 0.1–10 within 0.02 dB).
+# unexplained goes to the line (chosen on held-out sentences; hardly sensitive to it).
 _RIDGE = 1.0
 
 

@@ -1,7 +1,7 @@
 """Language → phonemes: espeak-ng (bundled with kokoro-onnx), misaki, Japanese and
 Chinese dictionaries, a user lexicon.
 
-Japanese and Chinese load their dictionaries (100 MB for Japanese) on first use,
+Japanese and Chinese load their dictionaries (Japanese's are large) on first use,
 inside the worker: a burst that speaks only English never pays for them.
 """
 
