@@ -28,23 +28,30 @@ def use_run_cache() -> Path | None:
         return None
     from wyoming_kokoro.catalog.places import cache_dir
 
-    source = cache_dir()
     run = Path(tempfile.mkdtemp(prefix="kokoro-test-cache-"))
+    linked(cache_dir(), run)
+    os.environ[ENV] = str(run)
+    os.environ[_OWNED] = "1"
+    return run
+
+
+def linked(source: Path, target: Path) -> Path:
+    """`target` made a cache like `source` that holds nothing learned: the model and
+    the cut model's parts linked, not copied; `target`."""
+    target.mkdir(parents=True, exist_ok=True)
     if source.is_dir():
         for entry in source.iterdir():
             if entry.name in _LEARNED:
                 continue
             if entry.is_dir() and entry.name.startswith("split"):
                 # The cut model's entry: its parts linked, what it learned left out.
-                (run / entry.name).mkdir()
+                (target / entry.name).mkdir()
                 for part in entry.iterdir():
                     if part.name not in _LEARNED:
-                        (run / entry.name / part.name).symlink_to(part)
+                        (target / entry.name / part.name).symlink_to(part.resolve())
             else:
-                (run / entry.name).symlink_to(entry)
-    os.environ[ENV] = str(run)
-    os.environ[_OWNED] = "1"
-    return run
+                (target / entry.name).symlink_to(entry.resolve())
+    return target
 
 
 def remove(run: Path) -> None:

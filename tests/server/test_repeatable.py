@@ -1,0 +1,60 @@
+"""The same request twice sounds the same (issue: every voice sounds like itself on
+every request). A real server, the wyoming client, a voice taught beforehand: the
+first sentence is decoded in windows with the voice's frozen statistics, and the whole
+calls that follow (which used to go on teaching it) change nothing for the next time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from support.audio_distance import log_mel_distance
+from support.run_cache import linked
+from support.server_process import ServerProcess
+from support.wyoming_io import run, synthesize
+
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.synthesis import teaching
+from wyoming_kokoro.synthesis.engine import Engine
+
+pytestmark = pytest.mark.model
+
+VOICE = "jm_kumo"
+# Two sentences: the second is decoded whole after the windows of the first.
+TEXT = "The porch light is on and the back door is locked. The heating goes off at ten."
+# Features one float32 step apart are this far apart in log-mel (bench/RESULTS.md): two
+# requests must be no further, where a voice that went on learning between them was not.
+ROUNDING_FLOOR_DB = 0.8
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Iterator[Path]:
+    """A cache of this module's own where the voice is taught (short replies only:
+    enough calls for its statistics, and quick)."""
+    mine = linked(Path(os.environ["KOKORO_CACHE_DIR"]), tmp_path_factory.mktemp("cache"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KOKORO_CACHE_DIR", str(mine))
+        engine = Engine(resolve(None, None, []))
+        teaching.teach(engine, VOICE, sentences=(), replies=teaching.REPLIES[:8])
+        assert engine.priors is not None and engine.priors.taught(VOICE)
+    yield mine
+
+
+def test_the_same_request_twice_gives_the_same_sound(cache) -> None:
+    env = {"KOKORO_CACHE_DIR": str(cache)}
+    with ServerProcess("--debug", "--idle-timeout", "60", env=env) as srv:
+        first = run(synthesize(srv.uri, TEXT))
+        second = run(synthesize(srv.uri, TEXT))
+        log = "".join(srv.log)
+    assert not first.errors and not second.errors
+    assert log.count("Windows with the voice's statistics") >= 2, log  # each first sentence
+    one = np.frombuffer(first.audio, np.int16)
+    two = np.frombuffer(second.audio, np.int16)
+    assert abs(len(one) - len(two)) <= 600  # a frame: where the trim falls
+    n = min(len(one), len(two))
+    distance = log_mel_distance(one[:n], two[:n])
+    assert distance <= ROUNDING_FLOOR_DB
