@@ -54,8 +54,8 @@ def test_wyoming_and_http_share_one_worker_fairly_and_it_still_unloads(listener)
         announcement, article = run(scenario())
         events = calls_by_client(srv.log)
         assert len(workers) == 1  # one model in memory for both protocols
-        listener.check(ANNOUNCEMENT, announcement)
-        listener.check(ARTICLE, article)
+        # Both heard as one clip (one judge call), against the model saying both.
+        listener.check((ANNOUNCEMENT, ARTICLE), [announcement, article])
         http_client = events[0][1]
         between, after = newcomer_turn(events)
         # The Wyoming client waited at most for the HTTP call already running...
