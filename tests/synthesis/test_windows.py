@@ -63,6 +63,14 @@ def whole_graph(assets):
         return create_session(model, 2, None)
 
 
+@pytest.fixture(scope="module")
+def taught(engine, cut) -> None:
+    """jm_kumo taught in the run's cache (the session engine and workers started after
+    read it there), as three whole calls of each sentence would teach it: windows
+    decoded with the voice's statistics, not whole as an untaught voice's are."""
+    teach(engine, SENTENCES, 3)
+
+
 def inputs(engine: Engine, text: str) -> dict[str, np.ndarray]:
     call = engine.plan(text, engine.voice("jm_kumo"))[0]
     return engine._inputs(call)
@@ -211,7 +219,7 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     assert engine._priors.calls("jm_kumo") == TRUSTED + 2
 
 
-def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine) -> None:
+def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine, taught) -> None:
     # Only the call's own edges are faded: a fade at every seam was a notch of 8 ms
     # (16 dB) every 1.2 s in the middle of the first sentence.
     from wyoming_kokoro.audio import pause_after, silence, to_pcm16
@@ -299,12 +307,10 @@ def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) ->
     assert (other_runtime / graph.GENERATOR).exists()  # maybe another installation's
 
 
-def test_a_call_stopped_between_windows_loses_and_repeats_nothing(engine, cut) -> None:
+def test_a_call_stopped_between_windows_loses_and_repeats_nothing(taught) -> None:
     # Both runs windowed with the voice's learned statistics: with probe rows instead
     # (a cache that has not heard the voice yet), the probes follow the first window's
-    # length, which follows the clock. Taught before the worker starts, as three whole
-    # calls of each sentence would teach it.
-    teach(engine, SENTENCES, 3)
+    # length, which follows the clock.
     with running_worker() as worker:
         uninterrupted = b"".join(speak(worker, 1, LONG, awaited=True))
         send(worker, Piece(2, LONG, "jm_kumo", 1.0, "en-us", True))
@@ -352,7 +358,7 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(engine, cut) -
         assert log_mel_frames(alone, resumed).max() < 4.0
 
 
-def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine) -> None:
+def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine, taught) -> None:
     """A window after the first stops at once (no newcomer waits for it to end); the
     call then goes on from that window, and its audio is what it would have been."""
     split = engine._split
