@@ -238,10 +238,10 @@ _MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener", "serv
 LONGEST_FIRST = (
     "synthesis/test_windows.py",
     "cli/test_cli.py",
-    "synthesis/test_bounded.py",
     "synthesis/test_teaching.py",
     "worker/test_worker.py",
     "synthesis/test_engine.py",
+    "synthesis/test_bounded.py",
     "text/test_ssml.py",
     "server/test_prefork.py",
     "worker/test_lifeline.py",
