@@ -314,6 +314,13 @@ PHRASE_WAIT = Option(
 NO_STREAMING = Option(
     "--no-streaming", "Do not advertise streaming synthesis.", "flag", False, advanced=True
 )
+NO_TEACHING = Option(
+    "--no-teaching",
+    "Do not teach the voices in the background; each learns from its own whole calls.",
+    "flag",
+    False,
+    advanced=True,
+)
 WORD_EVENTS = Option(
     "--word-events",
     "Send each word's time over Wyoming, in events Home Assistant ignores.",
@@ -385,6 +392,7 @@ SERVER = (
     MAX_CALL_TOKENS,
     MAX_DECODE_SECONDS,
     DECODE,
+    NO_TEACHING,
     PHRASE_WAIT,
     NO_STREAMING,
     WORD_EVENTS,

@@ -72,6 +72,8 @@ class SchedulerSettings:
     prefork: bool = False
     """A waiting parent forks workers: faster cold start, more memory while idle."""
     preload: bool = False
+    teaching: bool = field(default=True, metadata=_from(o.NO_TEACHING, negated=True))
+    """Teach every voice in a process of its own when the CPU would otherwise idle."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 ENV = "KOKORO_CACHE_DIR"
+NO_TEACHING = "KOKORO_NO_TEACHING"
 _LEARNED = {"priors", "loudness.json"}
 _OWNED = "KOKORO_TEST_CACHE"  # set where the run's cache was made, so it is made once
 
@@ -32,6 +33,10 @@ def use_run_cache() -> Path | None:
     linked(cache_dir(), run)
     os.environ[ENV] = str(run)
     os.environ[_OWNED] = "1"
+    # No voice teacher beside the servers the tests start: it would teach the run's
+    # cache while tests run, and a test's sound would depend on when it ran.
+    # tests/server/test_teacher.py turns it on for its own server.
+    os.environ[NO_TEACHING] = "1"
     return run
 
 

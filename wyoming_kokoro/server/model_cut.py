@@ -28,15 +28,19 @@ _LOGGER = logging.getLogger(__name__)
 WANTED_EVERY = 5.0  # seconds between looks for voices wanted since the last teacher
 
 
-def start_build(assets: Assets, teach: str | None = None) -> asyncio.Task[None] | None:
+def start_build(
+    assets: Assets, teach: str | None = None, teaching: bool = True
+) -> asyncio.Task[None] | None:
     """In the server: build the parts in a low-priority process unless they exist;
     `teach`: the voice to teach there once they are cut (see synthesis/teaching.py).
-    Then the other voices are taught, in the background, for as long as the server
-    runs (the task never ends by itself)."""
+    Then, with `teaching`, the other voices are taught, in the background, for as long
+    as the server runs (the task never ends by itself)."""
     target = split_dir(assets.model)
     if target is None:
         return None
     if ready(assets.model) is None and not room_for(target, assets.model):
+        return None
+    if ready(assets.model) is not None and not teaching:
         return None
     args = [str(assets.model), str(assets.voices)]
     if assets.embedded_model:
@@ -49,7 +53,8 @@ def start_build(assets: Assets, teach: str | None = None) -> asyncio.Task[None] 
             if code:
                 _LOGGER.warning("Cutting the model failed (exit %s): calls are decoded whole", code)
                 return
-        await _teaching(target, [*args, *(["--first", teach] if teach else [])])
+        if teaching:
+            await _teaching(target, [*args, *(["--first", teach] if teach else [])])
 
     return asyncio.get_running_loop().create_task(run())
 

@@ -122,7 +122,7 @@ async def run_server(settings: Settings) -> None:
     _stop_on_signals(stop)
     scheduler.start(preload=scheduling.preload)
     windows = settings.engine.decode == "windows"
-    cutting = start_build(assets, chosen.voice) if windows else None
+    cutting = start_build(assets, chosen.voice, scheduling.teaching) if windows else None
     http = None
     if settings.http.uri:
         # Imported here: aiohttp's idle memory is only paid with --http.
