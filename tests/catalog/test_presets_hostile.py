@@ -102,11 +102,21 @@ def test_a_deep_presets_file_on_rescan_keeps_the_last_good_presets(tmp_path: Pat
     with ServerProcess("--data-dir", str(tmp_path)) as server:
         assert "slow" in run(_describe(server.uri))
         presets.write_text(DEEP_BLOCK)
-        for _ in range(3):  # every describe answers, with the last good presets
+
+        def warned() -> list[str]:
+            return [line for line in server.log if str(presets) in line and "WARNING" in line]
+
+        # Every describe answers, with the last good presets; the file is read in a
+        # thread that a loaded machine may finish after a describe or two.
+        for _ in range(3):
             assert "slow" in run(_describe(server.uri))
-        warnings = [line for line in server.log if str(presets) in line and "WARNING" in line]
-        assert len(warnings) == 1, server.log
+        assert server.wait_for(lambda: "slow" in run(_describe(server.uri)) and bool(warned()))
+        assert len(warned()) == 1, server.log
         assert not any("unexpected failure" in line for line in server.log)
         presets.write_text("quick:\n  voice: jm_kumo\n  speed: 1.3\n")
-        names = run(_describe(server.uri))
-        assert "quick" in names and "slow" not in names
+
+        def renewed() -> bool:
+            names = run(_describe(server.uri))
+            return "quick" in names and "slow" not in names
+
+        assert server.wait_for(renewed, 10)
