@@ -207,6 +207,15 @@ def listener(recognizer, direct) -> Listener:
 
 
 @pytest.fixture(scope="session")
+def taught_cache(tmp_path_factory):
+    """A cache of its own where jm_kumo is taught (support/taught.py): servers pointed
+    at it decode a listener's first call in windows, the same on every run."""
+    from support.taught import taught_cache as made
+
+    return made(tmp_path_factory.mktemp("taught") / "cache")
+
+
+@pytest.fixture(scope="session")
 def engine():
     from wyoming_kokoro.catalog.assets import resolve
     from wyoming_kokoro.synthesis.engine import Engine
@@ -228,7 +237,9 @@ _RUN_CACHE = pytest.StashKey[Any]()
 # Fixtures that load the model or the ear, or a server whose worker does: a test using
 # one is in the model tier. Tests that start a real worker themselves say so with
 # @pytest.mark.model.
-_MODEL_FIXTURES = frozenset({"engine", "recognizer", "direct", "listener", "server", "served"})
+_MODEL_FIXTURES = frozenset(
+    {"engine", "recognizer", "direct", "listener", "server", "served", "taught_cache"}
+)
 
 
 # The files that take longest, longest first: script/test hands whole files to its

@@ -28,8 +28,11 @@ FRAME = 0.025
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    with http_server("--idle-timeout", "120", "--lead-silence", "500") as running:
+def server(taught_cache) -> Iterator[ServerProcess]:
+    # The voice taught: each request's first sentence in windows, whose words come with
+    # several blocks of audio (decoded whole, a call is one block).
+    env = {"KOKORO_CACHE_DIR": str(taught_cache)}
+    with http_server("--idle-timeout", "120", "--lead-silence", "500", env=env) as running:
         yield running
 
 

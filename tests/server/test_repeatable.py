@@ -6,20 +6,11 @@ calls that follow (which used to go on teaching it) change nothing for the next 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from pathlib import Path
-
 import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
-from support.run_cache import linked
 from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
-
-from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.synthesis import teaching
-from wyoming_kokoro.synthesis.engine import Engine
 
 pytestmark = pytest.mark.model
 
@@ -31,21 +22,8 @@ TEXT = "The porch light is on and the back door is locked. The heating goes off 
 ROUNDING_FLOOR_DB = 0.8
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Iterator[Path]:
-    """A cache of this module's own where the voice is taught (short replies only:
-    enough calls for its statistics, and quick)."""
-    mine = linked(Path(os.environ["KOKORO_CACHE_DIR"]), tmp_path_factory.mktemp("cache"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("KOKORO_CACHE_DIR", str(mine))
-        engine = Engine(resolve(None, None, []))
-        teaching.teach(engine, VOICE, sentences=(), replies=teaching.REPLIES[:8])
-        assert engine.priors is not None and engine.priors.taught(VOICE)
-    yield mine
-
-
-def test_the_same_request_twice_gives_the_same_sound(cache) -> None:
-    env = {"KOKORO_CACHE_DIR": str(cache)}
+def test_the_same_request_twice_gives_the_same_sound(taught_cache) -> None:
+    env = {"KOKORO_CACHE_DIR": str(taught_cache)}
     with ServerProcess("--debug", "--idle-timeout", "60", env=env) as srv:
         first = run(synthesize(srv.uri, TEXT))
         second = run(synthesize(srv.uri, TEXT))

@@ -22,8 +22,8 @@ def http_base(server: ServerProcess) -> str:
     raise AssertionError("no HTTP API line in the log:\n" + "".join(server.log))
 
 
-def http_server(*args: str) -> ServerProcess:
-    return ServerProcess("--http", "tcp://127.0.0.1:0", *args)
+def http_server(*args: str, env: dict[str, str] | None = None) -> ServerProcess:
+    return ServerProcess("--http", "tcp://127.0.0.1:0", *args, env=env)
 
 
 def decode(data: bytes, fmt: str) -> np.ndarray:

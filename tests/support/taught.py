@@ -7,8 +7,11 @@ same statistics learned here cost one decode per distinct text.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+from support.run_cache import linked
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis import split
 from wyoming_kokoro.synthesis.prior import VoicePriors
@@ -28,3 +31,23 @@ def teach(engine: Any, texts: tuple[str, ...], times: int, voice: str = "jm_kumo
             priors.learn(voice, statistics, traits)
     priors.flush()
     return priors
+
+
+def taught_cache(target: Path, voice: str = "jm_kumo") -> Path:
+    """A cache like the run's, of its own, where `voice` is taught as the teacher
+    teaches it (short replies only: enough calls, and quick) and so frozen: a
+    listener's first call in it is decoded in windows with the voice's statistics,
+    whatever other tests taught the run's cache. Point a server at it with
+    KOKORO_CACHE_DIR."""
+    import pytest
+
+    from wyoming_kokoro.synthesis import teaching
+    from wyoming_kokoro.synthesis.engine import Engine
+
+    mine = linked(Path(os.environ["KOKORO_CACHE_DIR"]), target)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KOKORO_CACHE_DIR", str(mine))
+        engine = Engine(resolve(None, None, []))
+        teaching.teach(engine, voice, sentences=(), replies=teaching.REPLIES[:8])
+        assert engine.priors is not None and engine.priors.taught(voice)
+    return mine

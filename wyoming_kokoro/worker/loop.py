@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, BinaryIO
 
+from wyoming_kokoro.audio import SAMPLE_RATE
 from wyoming_kokoro.protocol import (
     Audio,
     BadMessage,
@@ -135,7 +136,7 @@ class _Worker:
             windows = (
                 head
                 if isinstance(head, Iterator)
-                else self._engine.timed(head, job_id, shared=at_most > 0)
+                else _from_each_block(self._engine.timed(head, job_id, shared=at_most > 0))
             )
             count = 0  # windows heard this turn (a stopped one is not)
             try:
@@ -251,3 +252,15 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
         worker.handle(message)
     engine.keep_learned()  # the next burst's worker starts from what this one learned
     return 0
+
+
+def _from_each_block(
+    timed: Iterator[tuple[np.ndarray, bool, list[WordTime]]],
+) -> Iterator[tuple[np.ndarray, bool, list[WordTime]]]:
+    """The engine times a call's words from the call's first sample; each Audio's words
+    are timed from its own (protocol.Audio.words): a call's later windows are shifted
+    back by the audio sent before them (a word begun earlier starts before its block)."""
+    sent = 0
+    for pcm, last, words in timed:
+        yield pcm, last, [word.shifted(-sent / SAMPLE_RATE) for word in words]
+        sent += len(pcm)

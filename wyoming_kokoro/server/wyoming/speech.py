@@ -129,21 +129,25 @@ class Utterance:
     async def _send_audio(self) -> None:
         write = self._write
         sent = 0  # bytes of audio before this block
+        # Words not yet sent: a block may carry words that begin in a later one (the
+        # first window of a call brings all but the call's last word).
+        pending: list[WordTime] = []
         async for pcm, words in self._text.timed_audio():
+            pending += words
             for start in range(0, len(pcm), _CHUNK_BYTES):
                 chunk = pcm[start : start + _CHUNK_BYTES]
                 # Each word just before the chunk it begins in (--word-events).
                 end = (sent + start + len(chunk)) / _BYTES_PER_SECOND
                 due = 0
-                while due < len(words) and (words[due].start or 0.0) < end:
+                while due < len(pending) and (pending[due].start or 0.0) < end:
                     due += 1
-                now, words = words[:due], words[due:]
+                now, pending = pending[:due], pending[due:]
                 if now:
                     await write(word_event(now))
                 await write(AudioChunk(SAMPLE_RATE, SAMPLE_WIDTH, CHANNELS, chunk).event())
-            if words:  # after the last chunk (or a block without audio)
-                await write(word_event(words))
             sent += len(pcm)
+        if pending:  # words the audio ended before (timed past it: never, but kept)
+            await write(word_event(pending))
         await write(AudioStop().event())
 
 
