@@ -171,6 +171,7 @@ def accuracy(
 ) -> dict[str, float]:
     diffs: list[float] = []
     onsets: list[float] = []
+    whisper_onsets: list[float] = []
     words = unmatched = 0
     for text in texts:
         audio, ours = spoken(engine, text, voice, lang, **how)
@@ -179,6 +180,9 @@ def accuracy(
         heard = whisper_words(ear._model, audio, lang.split("-")[0])  # type: ignore[attr-defined]
         diffs += starts_compared(ours, heard)
         onsets += onsets_compared(ours, audio)
+        # Whisper against the same onsets: which of the two references is off.
+        theirs = [WordTime(word, start, start) for word, start in heard]
+        whisper_onsets += onsets_compared(theirs, audio)
     signed = np.array(diffs) * 1000
     return {
         "words": words,
@@ -191,6 +195,10 @@ def accuracy(
         "onset_signed": float(np.median(onsets)) * 1000 if onsets else float("nan"),
         "onset_median": float(np.median(np.abs(onsets))) * 1000 if onsets else float("nan"),
         "onset_p90": float(np.percentile(np.abs(onsets), 90)) * 1000 if onsets else float("nan"),
+        "whisper_onsets": len(whisper_onsets),
+        "whisper_onset_signed": (
+            float(np.median(whisper_onsets)) * 1000 if whisper_onsets else float("nan")
+        ),
     }
 
 
@@ -241,6 +249,7 @@ CONDITIONS: tuple[tuple[str, dict[str, Any]], ...] = (
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer sentences and rounds")
+    parser.add_argument("--no-cost", action="store_true", help="accuracy only (S1)")
     args = parser.parse_args()
     print(f"Before: {load_note()}")
     engine = Engine(resolve(None, None, []))
@@ -252,9 +261,10 @@ def main() -> None:
     print("\n#### S1. Word starts against Whisper's and against the sound's onsets\n")
     print(
         "| text, decode | words | unmatched | vs Whisper: compared | median | p90 "
-        "| ours − Whisper, median | vs onsets: compared | median | p90 | ours − onset, median |"
+        "| ours − Whisper, median | vs onsets: compared | median | p90 | ours − onset, median "
+        "| Whisper − onset, median (compared) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     rows: list[tuple[str, tuple[str, ...], str, str, dict[str, Any]]] = [
         (f"English, {name}", english, VOICE, "en-us", how)
         for name, how in (CONDITIONS[:2] if args.quick else CONDITIONS)
@@ -266,13 +276,16 @@ def main() -> None:
             f"| {name} | {r['words']} | {r['unmatched']} | {r['compared']} "
             f"| {r['median']:.0f} ms | {r['p90']:.0f} ms | {r['signed']:+.0f} ms "
             f"| {r['onsets']} | {r['onset_median']:.0f} ms | {r['onset_p90']:.0f} ms "
-            f"| {r['onset_signed']:+.0f} ms |"
+            f"| {r['onset_signed']:+.0f} ms "
+            f"| {r['whisper_onset_signed']:+.0f} ms ({r['whisper_onsets']}) |"
         )
     count, frames = windows_against_whole(engine, english)
     print(
         f"\nWindows against the whole decode: {count} words, largest difference "
         f"{frames:.2f} frames."
     )
+    if args.no_cost:
+        return
     print("\n#### S2. Cost of word times (median, seconds)\n")
     c = cost(engine, ENGLISH[:4], 1 if args.quick else 3)
     print("| | without | with words | ratio |")
