@@ -19,7 +19,6 @@ ARTICLE = (
     "The front door is locked and the lights in the garden are off. "
     "The heating is on in the living room, and the blinds are closing in the kitchen. "
     "The robot vacuum has finished the hall and is back on its dock. "
-    "It will rain later this evening, so the windows upstairs should be closed. "
 )
 ANNOUNCEMENT = "The washing machine has finished."
 
