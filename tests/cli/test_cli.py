@@ -143,7 +143,7 @@ def _last_sentence(audio: np.ndarray, rate: int) -> np.ndarray:
 @pytest.mark.slow
 def test_long_text_is_spoken_to_the_end(tmp_path: Path, listener) -> None:
     body = " ".join(
-        f"Sensor {n} in the hallway reports that everything is quiet and normal." for n in range(3)
+        f"Sensor {n} in the hallway reports that everything is quiet and normal." for n in range(2)
     )
     text = body + " Finally, the front door is locked."
     out = tmp_path / "long.wav"
