@@ -107,7 +107,7 @@ def main() -> None:
     whole = Engine(assets, EngineSettings(threads=args.threads, decode="whole"))
     cut = SplitModel(load_cut(directory, args.threads))
     voice = windowed.voice(VOICE)
-    kokoro = whole._kokoro
+    kokoro = whole.kokoro
     for engine in (windowed, whole):
         engine.warm_up()
     # What the windows are decoded with must not depend on what this machine's cache
@@ -115,17 +115,17 @@ def main() -> None:
     # the measured sentences), and a copy that has heard nothing uses probe rows.
     scratch = tempfile.TemporaryDirectory()
     unheard = Engine(assets, EngineSettings(threads=args.threads))
-    unheard._priors = VoicePriors(Path(scratch.name) / "unheard", cut.kinds)
-    windowed._priors = VoicePriors(Path(scratch.name) / "heard", cut.kinds)
+    unheard.priors = VoicePriors(Path(scratch.name) / "unheard", cut.kinds)
+    windowed.priors = VoicePriors(Path(scratch.name) / "heard", cut.kinds)
     for text in SENTENCES[: prior.TRUSTED]:
         for _ in windowed.speak(text, voice):
             pass
-    assert windowed._priors.calls(VOICE) >= prior.TRUSTED
+    assert windowed.priors.calls(VOICE) >= prior.TRUSTED
     if not args.english_only:
         for text in SENTENCES_JA:
             for _ in windowed.speak(text, windowed.voice(VOICE_JA), lang="ja"):
                 pass
-        assert windowed._priors.calls(VOICE_JA) >= prior.TRUSTED
+        assert windowed.priors.calls(VOICE_JA) >= prior.TRUSTED
     load = os.getloadavg()[0]
     if args.heard_only:
         print_heard(whole, windowed, texts, args.sentences, args.english_only)
@@ -135,7 +135,7 @@ def main() -> None:
         # -- the parts' cost -------------------------------------------------------
         frames, plan_s, gen_s = [], [], []
         for text in texts:
-            x = windowed._inputs(windowed.plan(text, voice)[0])
+            x = windowed.inputs(windowed.plan(text, voice)[0])
             plan = cut.plan(x)
             frames.append(cut.frames(plan))
             plan_s.append(best(lambda x=x: cut.plan(x)))
@@ -174,7 +174,7 @@ def main() -> None:
             "windows, probe rows (a voice not heard yet)": [],
         }
         gaps: dict[str, list[float]] = {name: [] for name in list(ways)[-2:]}
-        style = whole._style(voice)
+        style = whole.style(voice)
         for text in texts:
             phonemes = whole.phonemes(text, "en-us")
             ways["kokoro-onnx create()"].append(
@@ -218,16 +218,16 @@ def main() -> None:
     # The voice's statistics: learned from texts.SENTENCES (as above, the default once
     # a voice has said 8 calls), and as a voice that has said more predicts them:
     # taught the held-out sentences after the measured ones (never a measured one).
-    plans = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in texts]
+    plans = [cut.plan(windowed.inputs(windowed.plan(t, voice)[0])) for t in texts]
     decoded = [cut.decode(plan) for plan in plans]  # the reference, and its statistics
     # The same 8 calls' plain frame-weighted average (the first estimate windows had).
-    taught = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in SENTENCES]
+    taught = [cut.plan(windowed.inputs(windowed.plan(t, voice)[0])) for t in SENTENCES]
     taught = [p for p in taught if cut.frames(p) >= prior.MIN_FRAMES]
     taught_stats = [cut.statistics(p) for p in taught]
     first = taught[: prior.TRUSTED]
     plain = weighted_average(taught_stats[: prior.TRUSTED], [cut.frames(p) for p in first])
     later = list(HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[len(texts) :]
-    more = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in later]
+    more = [cut.plan(windowed.inputs(windowed.plan(t, voice)[0])) for t in later]
     more = [p for p in more if cut.frames(p) >= prior.MIN_FRAMES]
     more_stats = [cut.statistics(p) for p in more]
 
@@ -238,14 +238,14 @@ def main() -> None:
         return priors
 
     heard = [*zip(taught, taught_stats, strict=True), *zip(more, more_stats, strict=True)]
-    lessons = [cut.plan(windowed._inputs(windowed.plan(t, voice)[0])) for t in teaching.TEXTS]
+    lessons = [cut.plan(windowed.inputs(windowed.plan(t, voice)[0])) for t in teaching.TEXTS]
     served = spoken([(p, cut.statistics(p)) for p in lessons])
     sixteen = spoken(heard[:16])
     many = spoken(list(zip(more, more_stats, strict=True)))
 
     estimators: dict[str, Callable[[int, dict[str, np.ndarray]], dict | None]] = {
         f"windows, the voice's statistics from {prior.TRUSTED} calls": (
-            lambda i, plan: windowed._priors.estimate(VOICE, cut.traits(plan))
+            lambda i, plan: windowed.priors.estimate(VOICE, cut.traits(plan))
         ),
         f"windows, the plain average of the same {prior.TRUSTED} calls": (lambda i, plan: plain),
         f"windows, taught as the server ({len(lessons)} calls, default)": (
@@ -338,11 +338,11 @@ def print_replies(whole: Engine, windowed: Engine, kokoro: object, voice: object
     """First audio of short replies, spoken whole or in windows (best of 3), with the
     voice taught as the server teaches it; and how the windows sound against the
     whole call (log-mel, loudness)."""
-    learned = windowed._priors
+    learned = windowed.priors
     with tempfile.TemporaryDirectory() as scratch:
-        windowed._priors = VoicePriors(Path(scratch), windowed._split.kinds)
+        windowed.priors = VoicePriors(Path(scratch), windowed.cut.kinds)
         taught = teaching.teach(windowed, VOICE)
-        style = whole._style(voice)
+        style = whole.style(voice)
         rows = []
         for text in REPLIES:
             phonemes = whole.phonemes(text, "en-us")
@@ -352,9 +352,9 @@ def print_replies(whole: Engine, windowed: Engine, kokoro: object, voice: object
             first = windowed.plan(text, voice, awaited=True)[0]
             runs = [played(windowed.stream(first)) for _ in range(3)]
             soonest = min(r[0] for r in runs)
-            cut = windowed._split
-            plan = cut.plan(windowed._inputs(first))
-            estimate = windowed._priors.estimate(VOICE, cut.traits(plan))
+            cut = windowed.cut
+            plan = cut.plan(windowed.inputs(first))
+            estimate = windowed.priors.estimate(VOICE, cut.traits(plan))
             start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
             reference = cut.whole(plan)[start:]
             pieces = [a for a, _ in cut.windowed(plan, estimate)]
@@ -372,7 +372,7 @@ def print_replies(whole: Engine, windowed: Engine, kokoro: object, voice: object
                     f"{step:+.1f} dB",
                 ]
             )
-    windowed._priors = learned
+    windowed.priors = learned
     print(
         f"\n## W2, short replies (warm, best of 3, voice taught as the server: {taught} calls; "
         f"load {os.getloadavg()[0]:.1f})\n"
@@ -437,14 +437,14 @@ def heard_rows(
     from support.judge import error, heard
 
     language = lang.split("-")[0]
-    style = whole._style(voice)  # type: ignore[arg-type]
+    style = whole.style(voice)  # type: ignore[arg-type]
 
     def say(engine: Engine, text: str, quick: bool) -> np.ndarray:
         calls = engine.plan(text, voice, lang=lang, awaited=quick)  # type: ignore[arg-type]
         return np.concatenate([p for c in calls for p, _ in engine.stream(c)])
 
     paths: dict[str, Callable[[str], np.ndarray]] = {
-        "kokoro-onnx create() (same phonemes)": lambda t: whole._kokoro.create(
+        "kokoro-onnx create() (same phonemes)": lambda t: whole.kokoro.create(
             whole.phonemes(t, lang), voice=style, is_phonemes=True
         )[0],
         "whole call": lambda t: say(whole, t, False),

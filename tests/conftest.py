@@ -73,7 +73,7 @@ class Direct:
     ) -> np.ndarray:
         """The model's own float audio at 24 kHz."""
         kokoro = self.kokoro()
-        style = self._engine._style(self._engine.voice(voice))
+        style = self._engine.style(self._engine.voice(voice))
         if language in ("ja", "zh"):
             phonemes = self._g2p(language)(text)
             audio, _ = kokoro.create(phonemes, voice=style, speed=speed, is_phonemes=True)

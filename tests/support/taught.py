@@ -20,12 +20,12 @@ from wyoming_kokoro.synthesis.prior import VoicePriors
 def teach(engine: Any, texts: tuple[str, ...], times: int, voice: str = "jm_kumo") -> VoicePriors:
     """Each text's whole decode learned `times` times in the run cache's priors for
     `voice` (where a worker started next reads them); the priors, saved."""
-    cut = engine._split
+    cut = engine.cut
     directory = split.ready(resolve(None, None, []).model)
     assert cut is not None and directory is not None, "the cut model is missing"
-    priors = VoicePriors(directory / "priors", cut.kinds, lambda v: engine._style(engine.voice(v)))
+    priors = VoicePriors(directory / "priors", cut.kinds, lambda v: engine.style(engine.voice(v)))
     for text in texts:
-        plan = cut.plan(engine._inputs(engine.plan(text, engine.voice(voice))[0]))
+        plan = cut.plan(engine.inputs(engine.plan(text, engine.voice(voice))[0]))
         statistics, traits = cut.statistics(plan), cut.traits(plan)
         for _ in range(times):
             priors.learn(voice, statistics, traits)

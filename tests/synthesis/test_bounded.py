@@ -40,9 +40,9 @@ def cut() -> None:
 
 def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) -> None:
     engine = Engine(resolve(None, None, []), EngineSettings(threads=2, max_decode_seconds=1.0))
-    split = engine._split
+    split = engine.cut
     assert split is not None
-    engine._priors = VoicePriors(tmp_path, split.kinds)
+    engine.priors = VoicePriors(tmp_path, split.kinds)
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice)[0]
     assert not call.windowed  # nobody waits for it: only the bound makes windows
@@ -70,19 +70,19 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
     assert wholes[0] > 3 * BOUND
     # Nor does one that has taught short calls only: a sentence's statistics are not
     # a short reply's, and only a call decoded whole teaches them.
-    short = split.plan(engine._inputs(engine.plan("The door is open.", voice)[0]))
-    plan = split.plan(engine._inputs(call))
+    short = split.plan(engine.inputs(engine.plan("The door is open.", voice)[0]))
+    plan = split.plan(engine.inputs(call))
     statistics, traits = split.statistics(short), split.traits(short)
     others = VoicePriors(None, split.kinds)
     for _ in range(TRUSTED):
         others.learn("jm_kumo", statistics, traits)
-    engine._priors, taught = others, engine._priors
+    engine.priors, taught = others, engine.priors
     assert len(list(engine.stream(call))) == 1 and not decoded
-    engine._priors = taught
+    engine.priors = taught
     # The call's first (whole) decode gave its own statistics: not decoded again.
     statistics, traits = learned[0], split.traits(plan)
     for _ in range(TRUSTED - 1):  # taught this call's own statistics
-        engine._priors.learn("jm_kumo", statistics, traits)
+        engine.priors.learn("jm_kumo", statistics, traits)
     wholes.clear()
     windows = list(engine.stream(call))
     assert not wholes, "decoded whole despite the bound"

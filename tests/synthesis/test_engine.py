@@ -87,7 +87,7 @@ def test_a_piece_beyond_the_model_context_is_planned_in_calls_within_it(engine) 
     finally:
         engine.settings = settings
     assert len(calls) >= 2
-    assert all(len(engine._kokoro.tokenizer.tokenize(c.phonemes)) <= 510 for c in calls)
+    assert all(len(engine.kokoro.tokenizer.tokenize(c.phonemes)) <= 510 for c in calls)
     assert "".join(c.phonemes for c in calls).replace(" ", "") == whole.replace(" ", "")
 
 
@@ -181,7 +181,7 @@ def test_the_direct_baseline_is_the_whole_model(engine, direct) -> None:
     call = engine.plan("The kitchen light is on.", spec)[0]
     kokoro = direct.kokoro()
     audio, rate = kokoro.create(
-        call.phonemes, voice=engine._style(spec), is_phonemes=True, trim=True
+        call.phonemes, voice=engine.style(spec), is_phonemes=True, trim=True
     )
     assert rate == 24000 and audio.ndim == 1
     ours = engine.run(call).astype(np.float32) / 32768
@@ -191,10 +191,10 @@ def test_the_direct_baseline_is_the_whole_model(engine, direct) -> None:
 
 def test_the_engine_refuses_whole_graph_calls_it_cannot_make(engine) -> None:
     # With the cut model loaded, kokoro-onnx in the engine holds the plan part only.
-    if engine._split is None:
+    if engine.cut is None:
         pytest.skip("the cut model is not loaded")
     with pytest.raises(RuntimeError, match="whole graph is not loaded"):
-        engine._kokoro.create("Hi.", voice="jm_kumo", lang="en-us")
+        engine.kokoro.create("Hi.", voice="jm_kumo", lang="en-us")
 
 
 def test_a_shortened_call_keeps_what_its_listener_has_in_hand_on_its_first_part(engine) -> None:

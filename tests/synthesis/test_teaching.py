@@ -28,7 +28,7 @@ def engine(assets) -> Engine:
 
 def test_every_text_is_one_call_of_the_length_it_teaches(engine) -> None:
     voice = engine.voice("jm_kumo")
-    cut = engine._split
+    cut = engine.cut
     for texts, low, high in (
         (teaching.SENTENCES, SHORT_FRAMES, 10_000),
         (teaching.REPLIES, MIN_FRAMES, SHORT_FRAMES - 1),
@@ -36,39 +36,39 @@ def test_every_text_is_one_call_of_the_length_it_teaches(engine) -> None:
         for text in texts:
             calls = engine.plan(text, voice)
             assert len(calls) == 1, text
-            assert low <= cut.frames(cut.plan(engine._inputs(calls[0]))) <= high, text
+            assert low <= cut.frames(cut.plan(engine.inputs(calls[0]))) <= high, text
 
 
 def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
     engine, tmp_path, caplog
 ) -> None:
-    engine._priors = VoicePriors(tmp_path, engine._split.kinds)
+    engine.priors = VoicePriors(tmp_path, engine.cut.kinds)
     assert engine.calls_learned("jm_kumo") == 0
     sentences, replies = teaching.SENTENCES[: TRUSTED - 2], teaching.REPLIES[:2]
     assert teaching.teach(engine, "jm_kumo", sentences, replies) == TRUSTED
     # Kept on disk, where the next worker looks.
-    assert VoicePriors(tmp_path, engine._split.kinds).calls("jm_kumo") == TRUSTED
+    assert VoicePriors(tmp_path, engine.cut.kinds).calls("jm_kumo") == TRUSTED
     # Taught once: a second run speaks nothing more.
     assert teaching.teach(engine, "jm_kumo", sentences, replies) == TRUSTED
     assert engine.calls_learned("jm_kumo") == TRUSTED
     # Taught, it is frozen: more texts teach it nothing, so every request sounds alike.
     assert teaching.teach(engine, "jm_kumo", sentences, teaching.REPLIES[:4]) == TRUSTED
-    assert engine._priors.taught("jm_kumo")
+    assert engine.priors.taught("jm_kumo")
     call = engine.plan(teaching.SENTENCES[-1], engine.voice("jm_kumo"), awaited=True)[0]
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.engine"):
         assert len(list(engine.stream(call))) > 1
     assert "Windows with the voice's statistics" in caplog.text
     # Short replies are windowed too, and sound as their whole decode does: predicted
     # from sentences alone, "Hi." was 14 dB away (here about 2 dB).
-    cut, voice = engine._split, engine.voice("jm_kumo")
+    cut, voice = engine.cut, engine.voice("jm_kumo")
     for text in ("Hi.", "The door is open."):
         call = engine.plan(text, voice, awaited=True)[0]
         caplog.clear()
         with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.engine"):
             list(engine.stream(call))
         assert "Windows with the voice's statistics" in caplog.text, text
-        plan = cut.plan(engine._inputs(call))
-        estimate = engine._priors.estimate("jm_kumo", cut.traits(plan))
+        plan = cut.plan(engine.inputs(call))
+        estimate = engine.priors.estimate("jm_kumo", cut.traits(plan))
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
         joined = np.concatenate([audio for audio, _ in cut.windowed(plan, estimate)])
         assert log_mel_distance(cut.whole(plan)[start:], joined) < 3.0, text
@@ -79,14 +79,14 @@ def test_a_voice_holding_no_call_as_short_as_hi_is_taught_the_replies_again(
 ) -> None:
     # A cache from before calls were kept per band of lengths: an article's sentences
     # of 80-150 frames had pushed the replies out.
-    engine._priors = VoicePriors(tmp_path, engine._split.kinds)
-    cut = engine._split
+    engine.priors = VoicePriors(tmp_path, engine.cut.kinds)
+    cut = engine.cut
     call = engine.plan("The door is open and the lights are on.", engine.voice("jm_kumo"))[0]
-    plan = cut.plan(engine._inputs(call))
+    plan = cut.plan(engine.inputs(call))
     statistics, traits = cut.statistics(plan), cut.traits(plan)
     assert 70 <= traits.frames < SHORT_FRAMES
     for _ in range(len(teaching.REPLIES)):
-        engine._priors.learn("jm_kumo", statistics, traits)
+        engine.priors.learn("jm_kumo", statistics, traits)
     replies = teaching.REPLIES[:2]
     assert teaching.teach(engine, "jm_kumo", (), replies) == len(teaching.REPLIES) + 2
     assert min(engine.lengths_learned("jm_kumo")) < 70
@@ -94,9 +94,9 @@ def test_a_voice_holding_no_call_as_short_as_hi_is_taught_the_replies_again(
 
 
 def test_a_voice_reading_another_language_is_taught_in_english(engine, tmp_path) -> None:
-    engine._priors = VoicePriors(tmp_path, engine._split.kinds)
+    engine.priors = VoicePriors(tmp_path, engine.cut.kinds)
     # A Japanese voice's statistics follow its style more than its language: it reads
     # the English texts (bench/sound.py compares Japanese ones).
     assert teaching.teach(engine, "jf_alpha", teaching.SENTENCES[:1], teaching.REPLIES[:1]) == 2
-    assert engine._priors.taught("jf_alpha")
+    assert engine.priors.taught("jf_alpha")
     assert [path.name for path in tmp_path.iterdir()] == ["jf_alpha.npz"]

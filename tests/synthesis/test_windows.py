@@ -73,7 +73,7 @@ def taught(engine, cut) -> None:
 
 def inputs(engine: Engine, text: str) -> dict[str, np.ndarray]:
     call = engine.plan(text, engine.voice("jm_kumo"))[0]
-    return engine._inputs(call)
+    return engine.inputs(call)
 
 
 def test_the_cut_model_speaks_as_the_single_graph(engine, cut, whole_graph) -> None:
@@ -162,12 +162,12 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     # No text cut: the sentence is one call, as it is without a listener.
     assert [c.phonemes for c in calls] == [c.phonemes for c in engine.plan(LONG, voice)]
     # A voice not taught yet speaks whole (see the next test): this one has statistics.
-    engine._priors = VoicePriors(tmp_path / "priors", engine._split.kinds)
-    plan = engine._split.plan(engine._inputs(calls[0]))
-    statistics, traits = engine._split.statistics(plan), engine._split.traits(plan)
+    engine.priors = VoicePriors(tmp_path / "priors", engine.cut.kinds)
+    plan = engine.cut.plan(engine.inputs(calls[0]))
+    statistics, traits = engine.cut.statistics(plan), engine.cut.traits(plan)
     for _ in range(TRUSTED):
-        engine._priors.learn("jm_kumo", statistics, traits)
-    first = first_size(engine._split.windows, engine._split.clock.per_frame())  # 16 frames, 0.4 s,
+        engine.priors.learn("jm_kumo", statistics, traits)
+    first = first_size(engine.cut.windows, engine.cut.clock.per_frame())  # 16 frames, 0.4 s,
     pieces = list(engine.stream(calls[0]))  # unless the CPU is slow (then what it needs)
     assert len(pieces) >= 3 and [last for _, last in pieces][-1]
     assert 0 < len(pieces[0][0]) <= graph.SAMPLES_PER_FRAME * first
@@ -180,27 +180,27 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     engine.keep_learned()
     successor = Clock()
     successor.recall(engine._pace)
-    assert successor.per_frame() == engine._split.clock.per_frame() is not None
+    assert successor.per_frame() == engine.cut.clock.per_frame() is not None
 
 
 def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, tmp_path) -> None:
     # Taught the call's own statistics, the engine's windows are the whole decode: the
     # learned average, not probe rows (2-5 dB away), is what they were decoded with.
     engine = Engine(assets, EngineSettings(threads=2))
-    engine._priors = VoicePriors(tmp_path, engine._split.kinds)
+    engine.priors = VoicePriors(tmp_path, engine.cut.kinds)
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]
     # Before it has statistics, a listener's first call is decoded whole (and teaches):
     # the voice as itself, the same on every request.
     first = list(engine.stream(call))
-    assert len(first) == 1 and engine._priors.calls("jm_kumo") == 1
-    assert engine._priors.wanted() == ["jm_kumo"]  # noted for the teacher
+    assert len(first) == 1 and engine.priors.calls("jm_kumo") == 1
+    assert engine.priors.wanted() == ["jm_kumo"]  # noted for the teacher
     assert np.array_equal(first[0][0], engine.run(call))  # decoded whole: learned
-    assert engine._priors.calls("jm_kumo") == 2
-    plan = engine._split.plan(engine._inputs(call))
-    statistics, traits = engine._split.statistics(plan), engine._split.traits(plan)
+    assert engine.priors.calls("jm_kumo") == 2
+    plan = engine.cut.plan(engine.inputs(call))
+    statistics, traits = engine.cut.statistics(plan), engine.cut.traits(plan)
     for _ in range(TRUSTED - 2):  # the same call's: decoded once
-        engine._priors.learn("jm_kumo", statistics, traits)
+        engine.priors.learn("jm_kumo", statistics, traits)
     # Paced by this machine's clock: wherever the first window ends, the trim's steps
     # are counted from the call's start, so the call begins and ends where its whole
     # decode does. Once the onset was judged on the first window's own steps (up to 1,056
@@ -216,7 +216,7 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     # The whole call above was learned too, and so is a short reply's: the statistics
     # of short calls are not a sentence's, and they are predicted from their like.
     engine.run(engine.plan("Hi.", voice)[0])
-    assert engine._priors.calls("jm_kumo") == TRUSTED + 2
+    assert engine.priors.calls("jm_kumo") == TRUSTED + 2
 
 
 def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine, taught) -> None:
@@ -226,12 +226,12 @@ def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine, taugh
 
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]
-    split = engine._split
+    split = engine.cut
     paced, split.windows = split.windows, replace(split.windows, paced=False)
     try:  # the same windows twice: their sizes no longer follow the clock
         pieces = [pcm for pcm, _ in engine.stream(call)]
-        plan = split.plan(engine._inputs(call))
-        prior = engine._priors.estimate(str(voice), split.traits(plan)) if engine._priors else None
+        plan = split.plan(engine.inputs(call))
+        prior = engine.priors.estimate(str(voice), split.traits(plan)) if engine.priors else None
         windows = [audio for audio, _ in split.windowed(plan, prior)]
     finally:
         split.windows = paced
@@ -361,7 +361,7 @@ def test_a_call_stopped_between_windows_loses_and_repeats_nothing(taught) -> Non
 def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine, taught) -> None:
     """A window after the first stops at once (no newcomer waits for it to end); the
     call then goes on from that window, and its audio is what it would have been."""
-    split = engine._split
+    split = engine.cut
     assert split is not None
     call = engine.plan(LONG, engine.voice("jm_kumo"), lang="en-us", awaited=True)[0]
     kept = split.windows

@@ -87,7 +87,7 @@ class Engine:
             self._priors = VoicePriors(
                 loading.split_dir / "priors",
                 self._split.kinds,
-                lambda voice: self._style(self.voice(voice)),
+                lambda voice: self.style(self.voice(voice)),
             )
             self._pace = loading.split_dir / f"pace-{self.threads}-threads.json"
             self._split.clock.recall(self._pace)
@@ -125,7 +125,8 @@ class Engine:
         """Parse a voice or blend spec against the loaded voices (VoiceError if unknown)."""
         return parse_voice(spec, self.voice_names)
 
-    def _style(self, spec: VoiceSpec) -> np.ndarray:
+    def style(self, spec: VoiceSpec) -> np.ndarray:
+        """The voice's (or blend's) style vectors, one row per token count."""
         style = self._styles.get(spec)
         if style is None:
             for name, _ in spec.parts:
@@ -214,7 +215,7 @@ class Engine:
         with self._switch.running(tag):
             audio, _ = self._kokoro.create(
                 call.phonemes,
-                voice=self._style(call.voice),
+                voice=self.style(call.voice),
                 speed=call.speed,
                 is_phonemes=True,
                 trim=True,
@@ -224,10 +225,10 @@ class Engine:
         pause = silence(pause_after(call.phonemes) / call.speed)
         return np.concatenate([to_pcm16(audio), pause])
 
-    def _inputs(self, call: Call) -> dict[str, np.ndarray]:
+    def inputs(self, call: Call) -> dict[str, np.ndarray]:
         """The model's inputs for a call, as kokoro-onnx's create() builds them."""
         tokens = self._kokoro.tokenizer.tokenize(" ".join(call.phonemes.split()))
-        style = self._style(call.voice)
+        style = self.style(call.voice)
         return {
             "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
             "style": style[min(len(tokens), len(style)) - 1].reshape(1, -1).astype(np.float32),
@@ -265,7 +266,7 @@ class Engine:
             return
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
-            plan = self._split.plan(self._inputs(call), tag)
+            plan = self._split.plan(self.inputs(call), tag)
             if clock is not None:
                 clock.durations = plan[DURATIONS]
             windowed = call.windowed or self._split.late(plan, call.in_hand)
@@ -371,6 +372,21 @@ class Engine:
     def priors(self) -> VoicePriors | None:
         """What the voices' whole calls taught the windows (None without the cut model)."""
         return self._priors
+
+    @priors.setter
+    def priors(self, priors: VoicePriors | None) -> None:
+        """Learn into, and estimate from, another store (a test's or a benchmark's)."""
+        self._priors = priors
+
+    @property
+    def cut(self) -> SplitModel | None:
+        """The cut model that decodes in windows (None: calls are decoded whole)."""
+        return self._split
+
+    @property
+    def kokoro(self) -> Any:
+        """The kokoro-onnx object underneath (its `create()` is the benchmarks' baseline)."""
+        return self._kokoro
 
     def calls_learned(self, voice: str) -> int:
         """How many whole calls in `voice` taught the statistics its windows use."""
