@@ -266,12 +266,11 @@ def test_a_break_lengthens_the_audio_by_its_time_and_no_tag_is_heard(served, lis
 
 # Sentences long enough to be model calls of their own with or without a break: the
 # audio around a break is then the same sound, and only the silence differs.
-# Short: a break's rule is about the silence between sentences, not their words.
 SENTENCES = (
-    "The front door is locked.",
-    "The kitchen lights are off.",
-    "The heating starts at six.",
-    "The garage door is closing.",
+    "The front door of the house is locked now.",
+    "All of the lights in the kitchen are off.",
+    "The heating will start again at six tonight.",
+    "The garage door closes in a minute from now.",
 )
 SENTENCE_PAUSE_MS = 250  # what a sentence end is followed by (audio.pause_after)
 
