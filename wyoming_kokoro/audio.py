@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 SAMPLE_RATE = 24_000
 SAMPLE_WIDTH = 2  # bytes, s16le
+BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH  # mono PCM as it crosses every door
 CHANNELS = 1
 
 # A few milliseconds of fade at every seam: the model's output does not start

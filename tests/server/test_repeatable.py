@@ -20,6 +20,7 @@ TEXT = "The porch light is on and the back door is locked. The heating goes off 
 # Features one float32 step apart are this far apart in log-mel (bench/RESULTS.md): two
 # requests must be no further, where a voice that went on learning between them was not.
 ROUNDING_FLOOR_DB = 0.8
+FIRST_SENTENCE_SAMPLES = 24_000 * 2  # its first two seconds
 
 
 def test_the_same_request_twice_gives_the_same_sound(taught_cache) -> None:
@@ -33,6 +34,9 @@ def test_the_same_request_twice_gives_the_same_sound(taught_cache) -> None:
     one = np.frombuffer(first.audio, np.int16)
     two = np.frombuffer(second.audio, np.int16)
     assert abs(len(one) - len(two)) <= 600  # a frame: where the trim falls
-    n = min(len(one), len(two))
+    # The first sentence, decoded in windows every time. The second is decoded whole, or
+    # in windows if the listener's audio would run out first: that follows the CPU's
+    # load, and the two decodes differ as much as the model from itself.
+    n = FIRST_SENTENCE_SAMPLES
     distance = log_mel_distance(one[:n], two[:n])
     assert distance <= ROUNDING_FLOOR_DB

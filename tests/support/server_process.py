@@ -76,27 +76,24 @@ class ServerProcess:
     def workers(self) -> list[int]:
         """The server's worker processes (not the processes that cut the model and
         teach the voices in the background)."""
-        found = []
-        for pid in children(self.pid):
-            try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"wyoming_kokoro.synthesis." not in command:
-                found.append(pid)
-        return found
+        return [
+            pid for pid, command in self._children() if b"wyoming_kokoro.synthesis." not in command
+        ]
 
     def teachers(self) -> list[int]:
         """The server's voice teachers (synthesis/teaching.py), which run only when the
         CPU would otherwise idle and end when every voice is taught."""
+        teacher = b"wyoming_kokoro.synthesis.teaching"
+        return [pid for pid, command in self._children() if teacher in command]
+
+    def _children(self) -> list[tuple[int, bytes]]:
+        """The server's living child processes with their command lines."""
         found = []
         for pid in children(self.pid):
             try:
-                command = Path(f"/proc/{pid}/cmdline").read_bytes()
+                found.append((pid, Path(f"/proc/{pid}/cmdline").read_bytes()))
             except OSError:
                 continue
-            if b"wyoming_kokoro.synthesis.teaching" in command:
-                found.append(pid)
         return found
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 30.0) -> bool:

@@ -38,9 +38,8 @@ def start_build(
     target = split_dir(assets.model)
     if target is None:
         return None
-    if ready(assets.model) is None and not room_for(target, assets.model):
-        return None
-    if ready(assets.model) is not None and not teaching:
+    cut = ready(assets.model) is not None
+    if (not cut and not room_for(target, assets.model)) or (cut and not teaching):
         return None
     args = [str(assets.model), str(assets.voices)]
     if assets.embedded_model:

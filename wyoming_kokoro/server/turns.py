@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.audio import BYTES_PER_SECOND
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
@@ -32,8 +32,6 @@ _END = object()
 # of speech (480 kB), far ahead of any listener. A client that stops reading
 # cannot make the worker speak a whole book into server memory.
 MAX_BUFFERED_BYTES = 10 * 24_000 * 2
-
-_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 
 
 class SynthesisError(RuntimeError):
@@ -186,7 +184,7 @@ class Turns:
         self._heard.add(job.client)
         now = time.monotonic()
         plays_until = max(self._playing.get(job.client, now), now)
-        self._playing[job.client] = plays_until + len(pcm) / _BYTES_PER_SECOND
+        self._playing[job.client] = plays_until + len(pcm) / BYTES_PER_SECOND
         buffered = self._buffered.get(job.client, 0) + len(pcm)
         self._buffered[job.client] = buffered
         job.chunks.put_nowait(pcm)

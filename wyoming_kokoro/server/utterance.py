@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
-from wyoming_kokoro.audio import SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.audio import BYTES_PER_SECOND, SAMPLE_RATE, SAMPLE_WIDTH
 from wyoming_kokoro.catalog.voices import VoiceError, reading_language_of
 from wyoming_kokoro.options import PHRASE_WAIT, SPEED
 from wyoming_kokoro.server.scheduler import Scheduler
@@ -37,7 +37,6 @@ Planned = list[tuple[Voicing, list[str]] | bytes]
 # second has its opening phrase ready after this anyway: it goes without waiting.
 HEAD_WAIT_S = PHRASE_WAIT.default
 
-_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 
 # Splitting text this long takes milliseconds of the event loop (bench/text_loop.py):
 # longer texts are split in a thread.
@@ -221,7 +220,7 @@ class SpokenText:
                 at, lead = at + len(lead) + len(item), b""
                 continue
             async for pcm, said in item.timed():
-                placed = line.add(said, (at + len(lead)) / _BYTES_PER_SECOND)
+                placed = line.add(said, (at + len(lead)) / BYTES_PER_SECOND)
                 yield lead + pcm, placed
                 at, lead = at + len(lead) + len(pcm), b""
             if left := line.close():  # a word its piece's last call did not end

@@ -9,7 +9,6 @@ in the time line of the whole response (the lead silence, pauses and breaks coun
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import contextlib
 import json
@@ -17,6 +16,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from wyoming_kokoro.server.http.encoders import encoded, finished
 from wyoming_kokoro.server.http.errors import without_paths
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
@@ -51,11 +51,6 @@ async def send_captioned(
     """The audio and its words as JSON: an object a line as they come, or one."""
     fmt = speech.response_format
 
-    async def encode(pcm: bytes) -> bytes:
-        if encoder.blocking:  # FFmpeg's encoders take time: keep the loop free
-            return await asyncio.to_thread(encoder.encode, pcm)
-        return encoder.encode(pcm)
-
     async def send(data: bytes, words: list[WordTime]) -> None:
         block = {"audio": base64.b64encode(data).decode(), "audio_format": fmt}
         line = json.dumps({**block, "timestamps": timestamps(words)}, ensure_ascii=False)
@@ -70,13 +65,13 @@ async def send_captioned(
                 yield block
 
         async for pcm, words in blocks():
-            data = await encode(pcm)
+            data = await encoded(encoder, pcm)
             if not speech.stream:
                 whole += data
                 said += words
             elif data or words:
                 await send(data, words)
-        tail = await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
+        tail = await finished(encoder)
         if speech.stream and tail:
             await send(tail, [])
         if not speech.stream:

@@ -10,6 +10,7 @@ imported only when such a format is asked for: the idle server stays small.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import io
 import logging
@@ -57,6 +58,17 @@ class Encoder(Protocol):
     def finish(self) -> bytes: ...
 
     def close(self) -> None: ...
+
+
+async def encoded(encoder: Encoder, pcm: bytes) -> bytes:
+    """`encoder.encode(pcm)`; FFmpeg's encoders hold the GIL little but take time, so
+    a blocking one runs in a thread and the event loop stays free."""
+    return await asyncio.to_thread(encoder.encode, pcm) if encoder.blocking else encoder.encode(pcm)
+
+
+async def finished(encoder: Encoder) -> bytes:
+    """`encoder.finish()`, off the event loop if it blocks."""
+    return await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
 
 
 class RawEncoder:

@@ -21,7 +21,14 @@ from aiohttp import web
 
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.server.http.captioned import Timed, send_captioned, timestamps
-from wyoming_kokoro.server.http.encoders import FORMATS, Encoder, UnsupportedFormat, make_encoder
+from wyoming_kokoro.server.http.encoders import (
+    FORMATS,
+    Encoder,
+    UnsupportedFormat,
+    encoded,
+    finished,
+    make_encoder,
+)
 from wyoming_kokoro.server.http.errors import ApiError, without_paths
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
 from wyoming_kokoro.server.scheduler import Scheduler
@@ -260,20 +267,11 @@ async def _send(
     async def send(data: bytes) -> None:
         await write_or_abort(response.write(data), request.transport, timeout)
 
-    async def encode(pcm: bytes) -> bytes:
-        # FFmpeg's encoders hold the GIL little but take time: keep the loop free.
-        return (
-            await asyncio.to_thread(encoder.encode, pcm)
-            if encoder.blocking
-            else encoder.encode(pcm)
-        )
-
     try:
-        await write(await encode(first[0]), first[1])
+        await write(await encoded(encoder, first[0]), first[1])
         async for pcm, words in audio:
-            await write(await encode(pcm), words)
-        tail = await asyncio.to_thread(encoder.finish) if encoder.blocking else encoder.finish()
-        await write(tail)
+            await write(await encoded(encoder, pcm), words)
+        await write(await finished(encoder))
         if sse_chars is not None:
             # Kokoro counts no tokens: the input's characters stand in for them.
             usage = {"input_tokens": sse_chars, "output_tokens": 0, "total_tokens": sse_chars}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.tts import SynthesizeVoice
 
-from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.audio import BYTES_PER_SECOND, CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import ProtocolError
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from wyoming_kokoro.server.wyoming.config import HandlerConfig
 
 _CHUNK_BYTES = 8192 * SAMPLE_WIDTH
-_BYTES_PER_SECOND = SAMPLE_RATE * SAMPLE_WIDTH
 WORD_EVENT = "kokoro-words"  # --word-events
 
 
@@ -137,7 +136,7 @@ class Utterance:
             for start in range(0, len(pcm), _CHUNK_BYTES):
                 chunk = pcm[start : start + _CHUNK_BYTES]
                 # Each word just before the chunk it begins in (--word-events).
-                end = (sent + start + len(chunk)) / _BYTES_PER_SECOND
+                end = (sent + start + len(chunk)) / BYTES_PER_SECOND
                 due = 0
                 while due < len(pending) and (pending[due].start or 0.0) < end:
                     due += 1
