@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from wyoming_kokoro.catalog.voices import VoiceSpec
 
-if TYPE_CHECKING:
-    from wyoming_kokoro.synthesis.timing import Span
+
+@dataclass(frozen=True)
+class Span:
+    """A written word's tokens in one call: `first` to `last` (inclusive), or None."""
+
+    word: str
+    first: int | None
+    last: int | None
+    matched: bool = True
+    goes_on: bool = False  # the word's next tokens open the next call
 
 
 @dataclass(frozen=True)

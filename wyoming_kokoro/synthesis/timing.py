@@ -11,34 +11,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from wyoming_kokoro.audio import SAMPLE_RATE, pause_after
+from wyoming_kokoro.synthesis.calls import Call, Span
 from wyoming_kokoro.text.words import Reading, Stretch, align
 from wyoming_kokoro.timeline import WordTime
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from wyoming_kokoro.synthesis.calls import Call
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES_PER_FRAME = 600  # as graph.py's; not imported from there (it pulls in onnx names)
 # A phoneme is heard a little before its planned frames begin: the generator's
 # convolutions reach both ways (bench/word_times.py compares with the sound's onsets).
 LEAD_SECONDS = 0.04
-
-
-@dataclass(frozen=True)
-class Span:
-    """A written word's tokens in one call: `first` to `last` (inclusive), or None."""
-
-    word: str
-    first: int | None
-    last: int | None
-    matched: bool = True
-    goes_on: bool = False  # the word's next tokens open the next call
 
 
 def said(phonemes: str, vocabulary: Collection[str]) -> str:
