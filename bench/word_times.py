@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.judge import judge, to_16k
+from support.judge import Judge, judge
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis.engine import Engine
@@ -154,20 +154,8 @@ def onsets_compared(ours: list[WordTime], audio: np.ndarray) -> list[float]:
     return out
 
 
-def whisper_words(model: object, audio: np.ndarray, language: str) -> list[tuple[str, float]]:
-    segments, _ = model.transcribe(  # type: ignore[attr-defined]
-        to_16k(audio, RATE),
-        language=language,
-        beam_size=5,
-        temperature=0,
-        condition_on_previous_text=False,
-        word_timestamps=True,
-    )
-    return [(w.word, w.start) for s in segments for w in s.words]
-
-
 def accuracy(
-    engine: Engine, ear: object, texts: tuple[str, ...], voice: str, lang: str, **how: Any
+    engine: Engine, ear: Judge, texts: tuple[str, ...], voice: str, lang: str, **how: Any
 ) -> dict[str, float]:
     diffs: list[float] = []
     onsets: list[float] = []
@@ -177,7 +165,7 @@ def accuracy(
         audio, ours = spoken(engine, text, voice, lang, **how)
         words += len(ours)
         unmatched += sum(not w.matched for w in ours)
-        heard = whisper_words(ear._model, audio, lang.split("-")[0])  # type: ignore[attr-defined]
+        heard = ear.word_starts(audio, RATE, lang.split("-")[0])
         diffs += starts_compared(ours, heard)
         onsets += onsets_compared(ours, audio)
         # Whisper against the same onsets: which of the two references is off.

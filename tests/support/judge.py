@@ -119,6 +119,21 @@ class Judge:
         """English, for the tests' `recognizer` fixture."""
         return self.heard(pcm, rate, "en")
 
+    def word_starts(
+        self, pcm: bytes | np.ndarray, rate: int = 24000, language: str = "en"
+    ) -> list[tuple[str, float]]:
+        """Each word Whisper hears, with the second it says the word starts at."""
+        with self._lock:
+            segments, _ = self._model.transcribe(
+                to_16k(pcm, rate),
+                language=language,
+                beam_size=5,
+                temperature=0,
+                condition_on_previous_text=False,
+                word_timestamps=True,
+            )
+            return [(w.word, w.start) for s in segments for w in s.words or ()]
+
 
 def to_16k(pcm: bytes | np.ndarray, rate: int) -> np.ndarray:
     """float32 mono at 16 kHz, as Whisper wants it."""
