@@ -44,7 +44,7 @@ POS
     rm -rf "${work}"
 fi
 
-# The embedded model cut for decoding in windows (python -m wyoming_kokoro.synthesis.split
+# The embedded model cut for decoding in windows (python -m wyoming_kokoro.synthesis.cutting
 # cuts it and keeps it only if its audio is bit-identical to the whole model's), once
 # here instead of on each device's first start, where it takes minutes of CPU and onnx.
 # The server's cache is a volume, so the start links the shipped entry in (cut-seed.sh).
@@ -54,7 +54,7 @@ mkdir -p "${venv}/cut"
 # An emulated build (qemu-user, as for another architecture's image) can crash
 # onnxruntime's CPU probe: then the image keeps onnx, and the device cuts the model at
 # its first start, as a server does for a model of the user's own.
-if KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.split; then
+if KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.cutting; then
     for entry in "${work}"/split*/; do
         [[ -f "${entry}verified" ]] || continue
         rm -rf "${entry}"*.opt

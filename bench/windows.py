@@ -42,8 +42,8 @@ from texts import (
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import graph, prior, split, teaching
-from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis import cutting, graph, prior, teaching
+from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.loading import load_cut
 from wyoming_kokoro.synthesis.pacing import Windows
@@ -102,10 +102,10 @@ def main() -> None:
     # Up to 64: the first 32 are the ones every earlier run used.
     texts = (HELD_OUT + HELD_OUT_SUBJECT + HELD_OUT_MORE + HELD_OUT_LATE)[: args.sentences]
     assets = resolve(None, None, [])
-    directory = split.ready(assets.model) or split.build(assets, threads=args.threads)
+    directory = cutting.ready(assets.model) or cutting.build(assets, threads=args.threads)
     windowed = Engine(assets, EngineSettings(threads=args.threads))
     whole = Engine(assets, EngineSettings(threads=args.threads, decode="whole"))
-    cut = SplitModel(load_cut(directory, args.threads))
+    cut = CutModel(load_cut(directory, args.threads))
     voice = windowed.voice(VOICE)
     kokoro = whole.kokoro
     for engine in (windowed, whole):
@@ -275,7 +275,7 @@ def main() -> None:
     }
     sessions = load_cut(directory, 2)
     models = {
-        name: SplitModel(sessions, config or Windows(probes=0)) for name, config in configs.items()
+        name: CutModel(sessions, config or Windows(probes=0)) for name, config in configs.items()
     }
     for name in configs:
         distances = []
@@ -301,7 +301,7 @@ def main() -> None:
     )
     # And how far the whole decode moves when one operator rounds differently: the
     # source's STFT as a convolution (bench/conv_stft.py).
-    rounded = SplitModel(
+    rounded = CutModel(
         {**sessions, graph.GENERATOR: conv_stft_generator(directory / graph.GENERATOR, 2)}
     )
     distances = []

@@ -303,8 +303,8 @@ def test_both_images_are_slimmed_in_the_layer_of_pip() -> None:
     ignore = (ROOT / ".dockerignore").read_text(encoding="utf-8")
     assert "!addon/slim.sh" in ignore and "!addon/cut-seed.sh" in ignore
     slim = (ADDON / "slim.sh").read_text(encoding="utf-8")
-    assert "-m wyoming_kokoro.synthesis.split" in slim
-    assert slim.index("synthesis.split") < slim.index("uninstall --yes --quiet onnx")
+    assert "-m wyoming_kokoro.synthesis.cutting" in slim
+    assert slim.index("synthesis.cutting") < slim.index("uninstall --yes --quiet onnx")
 
 
 def test_standalone_dockerfile_and_compose() -> None:

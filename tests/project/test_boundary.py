@@ -33,7 +33,7 @@ SERVER_MODULES = (
     "wyoming_kokoro.healthcheck",
 )
 # What only the worker may load: the model's libraries, and the synthesis and worker
-# packages (the model cut runs in a process of its own, synthesis/split.py).
+# packages (the model cut runs in a process of its own, synthesis/cutting.py).
 HEAVY_LIBRARIES = ("numpy", "onnxruntime", "onnx", "kokoro_onnx", "misaki", "soundfile")
 HEAVY_PACKAGES = ("wyoming_kokoro.synthesis", "wyoming_kokoro.worker")
 

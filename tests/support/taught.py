@@ -13,7 +13,7 @@ from typing import Any
 
 from support.run_cache import linked
 from wyoming_kokoro.catalog.assets import resolve
-from wyoming_kokoro.synthesis import split
+from wyoming_kokoro.synthesis import cutting
 from wyoming_kokoro.synthesis.prior import VoicePriors
 
 
@@ -21,7 +21,7 @@ def teach(engine: Any, texts: tuple[str, ...], times: int, voice: str = "jm_kumo
     """Each text's whole decode learned `times` times in the run cache's priors for
     `voice` (where a worker started next reads them); the priors, saved."""
     cut = engine.cut
-    directory = split.ready(resolve(None, None, []).model)
+    directory = cutting.ready(resolve(None, None, []).model)
     assert cut is not None and directory is not None, "the cut model is missing"
     priors = VoicePriors(directory / "priors", cut.kinds, lambda v: engine.style(engine.voice(v)))
     for text in texts:

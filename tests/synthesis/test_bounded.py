@@ -12,7 +12,7 @@ from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.options import MAX_DECODE_SECONDS
 from wyoming_kokoro.protocol import Audio, Piece
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import split as cutting
+from wyoming_kokoro.synthesis import cutting
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 

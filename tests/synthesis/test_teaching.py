@@ -10,7 +10,7 @@ from support.audio_distance import log_mel_distance
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import graph, split, teaching
+from wyoming_kokoro.synthesis import cutting, graph, teaching
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.prior import MIN_FRAMES, SHORT_FRAMES, TRUSTED, VoicePriors
 
@@ -22,7 +22,7 @@ def assets() -> Assets:
 
 @pytest.fixture(scope="module")
 def engine(assets) -> Engine:
-    split.ready(assets.model) or split.build(assets, threads=2)
+    cutting.ready(assets.model) or cutting.build(assets, threads=2)
     return Engine(assets, EngineSettings(threads=2))
 
 

@@ -20,11 +20,11 @@ from support.taught import teach
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
 from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
-from wyoming_kokoro.catalog.cut import LAYOUT, VERIFIED, split_dir
+from wyoming_kokoro.catalog.cut import LAYOUT, VERIFIED, cut_dir
 from wyoming_kokoro.protocol import Audio, Drop, Next, Piece, Preempt
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import graph, split
-from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis import cutting, graph
+from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.loading import ModelLoading, load_cut
 from wyoming_kokoro.synthesis.pacing import Clock, first_size
@@ -52,9 +52,9 @@ def assets() -> Assets:
 
 
 @pytest.fixture(scope="module")
-def cut(assets) -> SplitModel:
-    directory = split.ready(assets.model) or split.build(assets, threads=2)
-    return SplitModel(load_cut(directory, 2))
+def cut(assets) -> CutModel:
+    directory = cutting.ready(assets.model) or cutting.build(assets, threads=2)
+    return CutModel(load_cut(directory, 2))
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_the_generator_reads_each_activation_it_quantizes_once(assets, cut) -> N
     # Picking the fed or own scale after computing both made each quantized
     # activation a second reader, and onnxruntime then held ~140 MB more through a
     # long call decoded whole (bench A3). Each is read by one If, as in the single graph.
-    generator = onnx.load(str(split.ready(assets.model) / graph.GENERATOR))
+    generator = onnx.load(str(cutting.ready(assets.model) / graph.GENERATOR))
     readers: dict[str, int] = {}
     for node in generator.graph.node:
         for name in node.input:
@@ -151,7 +151,7 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
 def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
     engine = Engine(assets, EngineSettings(threads=2))
     # Where the engine keeps what a frame costs here, read when it was made.
-    assert engine._pace is not None and engine._pace.parent == split.ready(assets.model)
+    assert engine._pace is not None and engine._pace.parent == cutting.ready(assets.model)
     voice = engine.voice("jm_kumo")
     calls = engine.plan(LONG, voice, awaited=True)
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
@@ -262,7 +262,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
     with pytest.raises(graph.GraphError):
         graph.cut(renamed)
     # A model that is not a published file is never cut: it is decoded whole.
-    assert split_dir(renamed) is None
+    assert cut_dir(renamed) is None
     engine = Engine(Assets(renamed, assets.voices, assets.voice_names, "test"))
     calls = engine.plan(LONG, engine.voice("jm_kumo"), awaited=True)
     assert not any(c.windowed for c in calls)
@@ -271,18 +271,18 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
 
 
 def test_the_loader_finds_the_cut_model_itself(assets, cut) -> None:
-    loading = ModelLoading(assets, 2, find_split=True)
+    loading = ModelLoading(assets, 2, find_cut=True)
     loading.result()
-    assert loading.split_dir == split.ready(assets.model) is not None
-    assert loading.split_model is not None
+    assert loading.cut_dir == cutting.ready(assets.model) is not None
+    assert loading.cut_model is not None
 
 
 def test_a_damaged_voices_file_is_refused_and_the_cut_model_kept(assets, cut, tmp_path) -> None:
-    directory = split.ready(assets.model)
+    directory = cutting.ready(assets.model)
     assert directory is not None  # cut by the `cut` fixture
     voices = tmp_path / assets.voices.name
     voices.write_bytes(b"not a voices file")
-    loading = ModelLoading(replace(assets, voices=voices), 2, split=directory)
+    loading = ModelLoading(replace(assets, voices=voices), 2, cut=directory)
     with pytest.raises(AssetError, match="cannot load the voices"):
         loading.result()
     # The voices were at fault, not the cut model: it stays for the next worker.
@@ -300,8 +300,8 @@ def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) ->
         (entry / graph.GENERATOR).write_bytes(b"part")
     partial = tmp_path / ".partial"
     partial.mkdir()
-    split._adopt(partial, target)
-    split._retire(target)
+    cutting._adopt(partial, target)
+    cutting._retire(target)
     assert not older.exists() and not oldest.exists()
     assert (partial / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
     assert (other_runtime / graph.GENERATOR).exists()  # maybe another installation's

@@ -65,12 +65,13 @@ def _build_info_version() -> str | None:
         return None
 
 
-def split_dir(model: Path, directory: Path | None = None) -> Path | None:
+def cut_dir(model: Path, directory: Path | None = None) -> Path | None:
     """The cache entry of a published model's parts; None for other models."""
     known = BY_NAME.get(model.name)
     if known is None or not known.name.endswith(".onnx"):
         return None
-    # LAYOUT names what the entry holds: parts cut elsewhere are another entry.
+    # LAYOUT names what the entry holds: parts cut elsewhere are another entry. The
+    # name keeps the word of its first release, so caches made since stay valid.
     name = f"split{LAYOUT}-{known.sha256[:16]}-ort{_onnxruntime_version()}"
     return (directory or cache_dir()) / name
 
@@ -87,7 +88,7 @@ def superseded(target: Path) -> list[Path]:
 
 def ready(model: Path) -> Path | None:
     """The verified parts of `model`, if they have been built."""
-    directory = split_dir(model)
+    directory = cut_dir(model)
     if directory is not None and (directory / VERIFIED).is_file():
         return directory
     return None

@@ -1,5 +1,5 @@
 """The server's side of the cut model: build it once, in a low-priority process of
-its own (`python -m wyoming_kokoro.synthesis.split`), while the worker speaks with
+its own (`python -m wyoming_kokoro.synthesis.cutting`), while the worker speaks with
 whole calls; the next burst decodes in windows. The same process teaches the
 server's voice, so its first listener's windows have its statistics.
 
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.cut import ready, room_for, split_dir
+from wyoming_kokoro.catalog.cut import cut_dir, ready, room_for
 from wyoming_kokoro.lifeline import child_env
 
 _LOGGER = logging.getLogger(__name__)
@@ -35,7 +35,7 @@ def start_build(
     `teach`: the voice to teach there once they are cut (see synthesis/teaching.py).
     Then, with `teaching`, the other voices are taught, in the background, for as long
     as the server runs (the task never ends by itself)."""
-    target = split_dir(assets.model)
+    target = cut_dir(assets.model)
     if target is None:
         return None
     cut = ready(assets.model) is not None
@@ -48,7 +48,7 @@ def start_build(
     async def run() -> None:
         if ready(assets.model) is None:
             _LOGGER.info("Cutting the model for decoding in windows (once, in the background)")
-            code = await _child("split", [*args, *(["--teach", teach] if teach else [])])
+            code = await _child("cutting", [*args, *(["--teach", teach] if teach else [])])
             if code:
                 _LOGGER.warning("Cutting the model failed (exit %s): calls are decoded whole", code)
                 return

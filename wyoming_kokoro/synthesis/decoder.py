@@ -61,7 +61,7 @@ from wyoming_kokoro.synthesis.stopping import Interrupted, StopSwitch
 _LEAK = 0.1  # the slope of the leaky ReLU before the generator's first upsampling
 
 
-class SplitModel:
+class CutModel:
     """The three parts of the model as onnxruntime sessions."""
 
     def __init__(self, sessions: dict[str, Any], windows: Windows | None = None) -> None:

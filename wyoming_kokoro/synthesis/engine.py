@@ -21,7 +21,7 @@ from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, p
 from wyoming_kokoro.options import SPEED
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis.calls import Call
-from wyoming_kokoro.synthesis.decoder import SplitModel
+from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed_at
 from wyoming_kokoro.synthesis.graph import DURATIONS, SAMPLES_PER_FRAME
 from wyoming_kokoro.synthesis.loading import ModelLoading
@@ -72,32 +72,32 @@ class Engine:
                 assets,
                 self.threads,
                 self.settings.optimized_copy,
-                find_split=self.settings.decode == "windows",
+                find_cut=self.settings.decode == "windows",
             )
         # Meanwhile the text side takes its first-use costs (espeak, misaki, the
         # normalizer's tables): on two cores the two overlap almost fully.
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
-        self._split: SplitModel | None = loading.split_model
+        self._cut: CutModel | None = loading.cut_model
         # Kept beside the cut for the next worker: what the voices' whole calls taught
         # about the statistics windows need, and what a frame costs to decode here.
         self._priors: VoicePriors | None = None
         self._pace: Path | None = None
-        if self._split is not None and loading.split_dir is not None:
+        if self._cut is not None and loading.cut_dir is not None:
             self._priors = VoicePriors(
-                loading.split_dir / "priors",
-                self._split.kinds,
+                loading.cut_dir / "priors",
+                self._cut.kinds,
                 lambda voice: self.style(self.voice(voice)),
             )
-            self._pace = loading.split_dir / f"pace-{self.threads}-threads.json"
-            self._split.clock.recall(self._pace)
+            self._pace = loading.cut_dir / f"pace-{self.threads}-threads.json"
+            self._cut.clock.recall(self._pace)
         self._session = Interruptible(self._kokoro.sess)
         # With the cut model loaded, kokoro-onnx holds the plan part only (for its
         # tokenizer and voices): its create() must fail loudly, not return features.
-        self._kokoro.sess = self._session if self._split is None else _PlanOnly()
+        self._kokoro.sess = self._session if self._cut is None else _PlanOnly()
         # What stops this model's running call from another thread.
-        self._switch = self._session.switch if self._split is None else self._split.switch
-        self._stops = Stops(self._switch, self._split.window_switch if self._split else None)
+        self._switch = self._session.switch if self._cut is None else self._cut.switch
+        self._stops = Stops(self._switch, self._cut.window_switch if self._cut else None)
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
         self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
         self._styles: dict[VoiceSpec, np.ndarray] = {}
@@ -106,7 +106,7 @@ class Engine:
             time.monotonic() - started,
             self.threads,
             len(self.voice_names),
-            "first calls in windows" if self._split else "whole calls",
+            "first calls in windows" if self._cut else "whole calls",
         )
 
     def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
@@ -172,7 +172,7 @@ class Engine:
         SPEED.check(speed)
         # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
         lang = reading_language(piece, lang or g2p_language(voice, piece))
-        windowed = awaited and self._split is not None
+        windowed = awaited and self._cut is not None
         # Without windows, a short first call is bought by cutting the sentence.
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
@@ -208,7 +208,7 @@ class Engine:
 
         `interrupt(tag)` from another thread stops it: `Interrupted` is raised.
         """
-        if self._split is not None:
+        if self._cut is not None:
             return np.concatenate(
                 [pcm for pcm, _ in self.stream(replace(call, windowed=False), tag)]
             )
@@ -261,25 +261,25 @@ class Engine:
         again when the iteration goes on. `clock` learns the token durations and
         where the trimmed audio begins (word times, `timed`).
         """
-        if self._split is None:
+        if self._cut is None:
             yield self.run(call, tag), True
             return
         pause = silence(pause_after(call.phonemes) / call.speed)
         try:
-            plan = self._split.plan(self.inputs(call), tag)
+            plan = self._cut.plan(self.inputs(call), tag)
             if clock is not None:
                 clock.durations = plan[DURATIONS]
-            windowed = call.windowed or self._split.late(plan, call.in_hand)
+            windowed = call.windowed or self._cut.late(plan, call.in_hand)
             longest = self._longest(call, plan, windowed)  # for memory
             prior = self._estimate(call, plan) if windowed or longest else None
             # A voice without statistics yet speaks whole: as itself, the same on every
             # request, and the call teaches it (probe rows only under a memory bound).
             unknown = windowed and prior is None and not longest and self._priors is not None
             whole = unknown or (not windowed and not (longest and prior is not None))
-            if whole or (windowed and self._split.fits_one_window(plan, prior is not None)):
-                audio, statistics = self._split.decode(plan, tag)
+            if whole or (windowed and self._cut.fits_one_window(plan, prior is not None)):
+                audio, statistics = self._cut.decode(plan, tag)
                 if self._priors is not None:
-                    self._priors.learn(str(call.voice), statistics, self._split.traits(plan))
+                    self._priors.learn(str(call.voice), statistics, self._cut.traits(plan))
                 self._stops.done(tag)  # nothing is left to let others go after
                 audio, start = trimmed_at(audio)
                 if clock is not None:
@@ -294,8 +294,8 @@ class Engine:
             f" of at most {longest} frames" if longest else "",
             "the voice's statistics" if prior else "probe rows",
         )
-        edges, fade_in = Edges(SAMPLES_PER_FRAME * self._split.first_frame(plan)), True
-        windows = self._split.windowed(plan, prior, tag, shared, longest, waited=windowed)
+        edges, fade_in = Edges(SAMPLES_PER_FRAME * self._cut.first_frame(plan)), True
+        windows = self._cut.windowed(plan, prior, tag, shared, longest, waited=windowed)
         for window, last in windows:
             if window is None:  # stopped: others go first
                 yield np.zeros(0, np.int16), False
@@ -318,8 +318,8 @@ class Engine:
         if not seconds:
             return 0
         longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))
-        assert self._split is not None
-        frames = self._split.frames(plan) - self._split.first_frame(plan)  # windows skip the pad
+        assert self._cut is not None
+        frames = self._cut.frames(plan) - self._cut.first_frame(plan)  # windows skip the pad
         if frames <= longest:
             return 0
         if windowed or self._priors is None:
@@ -333,9 +333,9 @@ class Engine:
 
     def _estimate(self, call: Call, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
         """The statistics `call`'s windows are decoded with, if its voice taught enough."""
-        if self._priors is None or self._split is None:
+        if self._priors is None or self._cut is None:
             return None
-        return self._priors.estimate(str(call.voice), self._split.traits(plan))
+        return self._priors.estimate(str(call.voice), self._cut.traits(plan))
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
@@ -379,9 +379,9 @@ class Engine:
         self._priors = priors
 
     @property
-    def cut(self) -> SplitModel | None:
+    def cut(self) -> CutModel | None:
         """The cut model that decodes in windows (None: calls are decoded whole)."""
-        return self._split
+        return self._cut
 
     @property
     def kokoro(self) -> Any:
@@ -401,8 +401,8 @@ class Engine:
         costs here, before exiting."""
         if self._priors is not None:
             self._priors.flush()
-        if self._split is not None and self._pace is not None:
-            self._split.clock.remember(self._pace)
+        if self._cut is not None and self._pace is not None:
+            self._cut.clock.remember(self._pace)
 
     def warm_up(self) -> None:
         """The first call is slower (allocations, kernels); pay it before a user waits."""

@@ -40,19 +40,19 @@ class ModelLoading(threading.Thread):
         assets: Assets,
         threads: int,
         use_copy: bool = True,
-        split: Path | None = None,
-        find_split: bool = False,
+        cut: Path | None = None,
+        find_cut: bool = False,
     ) -> None:
-        """`split`: the model's verified parts, to decode in windows; or `find_split`:
+        """`cut`: the model's verified parts, to decode in windows; or `find_cut`:
         look for them once onnxruntime is imported (its version names them)."""
         super().__init__(name="kokoro model loader", daemon=True)
         self._assets = assets
         self._threads = threads
         self._use_copy = use_copy
-        self._find_split = find_split
-        self.split_dir = split
+        self._find_cut = find_cut
+        self.cut_dir = cut
         self._kokoro: Any = None
-        self.split_model: Any = None  # a decoder.SplitModel when the parts were loaded
+        self.cut_model: Any = None  # a decoder.CutModel when the parts were loaded
         self._error: BaseException | None = None
         # Set when the session is being built (or the load failed): from then on
         # onnxruntime works without the GIL and other imports no longer delay it.
@@ -65,11 +65,11 @@ class ModelLoading(threading.Thread):
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
 
-            if self._find_split:
+            if self._find_cut:
                 from wyoming_kokoro.catalog.cut import ready
 
-                self.split_dir = ready(self._assets.model)
-            if self.split_dir is not None and self._load_split(self.split_dir):
+                self.cut_dir = ready(self._assets.model)
+            if self.cut_dir is not None and self._load_cut(self.cut_dir):
                 return
             with model_file(self._assets) as model:
                 copy = optimized_copy(self._assets.model) if self._use_copy else None
@@ -90,7 +90,7 @@ class ModelLoading(threading.Thread):
             return_freed_memory()
             self.building.set()
 
-    def _load_split(self, directory: Path) -> bool:
+    def _load_cut(self, directory: Path) -> bool:
         """Load the parts instead of the whole graph; False (logged) if they fail."""
         from wyoming_kokoro.synthesis.graph import PLAN
 
@@ -109,11 +109,11 @@ class ModelLoading(threading.Thread):
         # meanwhile anyway, and needs them.
         from kokoro_onnx import Kokoro
 
-        from wyoming_kokoro.synthesis.decoder import SplitModel
+        from wyoming_kokoro.synthesis.decoder import CutModel
 
         voices = self._assets.voices
         try:
-            split_model = SplitModel(sessions)
+            cut_model = CutModel(sessions)
             # The plan part has the whole graph's inputs and vocabulary: kokoro-onnx's
             # tokenizer and voices work on it as they do on the whole model.
             self._kokoro = Kokoro.from_session(sessions[PLAN], str(voices))
@@ -121,13 +121,13 @@ class ModelLoading(threading.Thread):
             if not _readable(voices):  # the voices file, not the cut model, is at fault
                 raise AssetError(f"cannot load the voices {voices}: {err}") from err
             return self._damaged(directory, err)  # parts that do not fit together
-        self.split_model = split_model
+        self.cut_model = cut_model
         return True
 
     def _damaged(self, directory: Path, err: Exception) -> bool:
         _LOGGER.warning("Cannot load the cut model %s (%s); decoding whole calls", directory, err)
         shutil.rmtree(directory, ignore_errors=True)
-        self.split_model = None
+        self.cut_model = None
         return False
 
     def result(self) -> Any:

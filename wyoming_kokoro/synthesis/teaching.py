@@ -166,7 +166,7 @@ def main() -> None:
         return
     # One thread: this process runs when the CPU would idle, and a lone thread
     # holds the least memory and never waits for a second one.
-    loading = ModelLoading(assets, 1, split=cut)
+    loading = ModelLoading(assets, 1, cut=cut)
     engine = Engine(assets, EngineSettings(threads=1), loading=loading)
     started = time.monotonic()
     taught = teach_all(engine, args.first)

@@ -209,7 +209,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     # only compete with it for the GIL and delay the first audio.
     settings = config.engine
     loading = ModelLoading(
-        config.assets, settings.effective_threads, find_split=settings.decode == "windows"
+        config.assets, settings.effective_threads, find_cut=settings.decode == "windows"
     )
     loading.building.wait(timeout=10)
     from wyoming.event import read_event, write_event

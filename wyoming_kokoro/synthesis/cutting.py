@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets, model_file
-from wyoming_kokoro.catalog.cut import VERIFIED, ready, split_dir, superseded
+from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready, superseded
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES = 20
@@ -34,7 +34,7 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
     with `teach`, that voice speaks `teaching.TEXTS` before the parts are used."""
     from wyoming_kokoro.synthesis import graph
 
-    target = split_dir(assets.model)
+    target = cut_dir(assets.model)
     if target is None:
         raise graph.GraphError(f"{assets.model.name} is not a published model file")
     partial = target.with_name(f".{target.name}.{os.getpid()}.part")
@@ -58,13 +58,13 @@ def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
     import numpy as np
 
     from wyoming_kokoro.synthesis import graph
-    from wyoming_kokoro.synthesis.decoder import SplitModel
+    from wyoming_kokoro.synthesis.decoder import CutModel
     from wyoming_kokoro.synthesis.runtime import create_session
 
     with model_file(assets) as model:
         graph.save(graph.cut(Path(model)), partial)
         whole = create_session(model, threads, None)
-    parts = SplitModel(
+    parts = CutModel(
         {name: create_session(str(partial / name), threads, None) for name in graph.PARTS}
     )
     with np.load(assets.voices) as voices:
@@ -95,7 +95,7 @@ def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
     from wyoming_kokoro.synthesis.engine import Engine
     from wyoming_kokoro.synthesis.loading import ModelLoading
 
-    loading = ModelLoading(assets, threads, split=partial)
+    loading = ModelLoading(assets, threads, cut=partial)
     engine = Engine(assets, EngineSettings(threads=threads), loading=loading)
     try:
         teaching.teach(engine, voice)
@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--embedded", action="store_true")
     parser.add_argument("--teach", metavar="VOICE", help="the voice to teach once cut")
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s split: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s cutting: %(message)s")
     _own_process()
     if args.model is None:
         from wyoming_kokoro.catalog.assets import resolve
