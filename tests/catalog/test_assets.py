@@ -23,6 +23,18 @@ def _voices_file(path: Path, names: list[str]) -> Path:
     return path
 
 
+def _own_model(path: Path, inputs: tuple[str, ...] = ("tokens", "style", "speed")) -> Path:
+    """A tiny ONNX model with a Kokoro model's inputs (it computes nothing useful)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in inputs]
+    out = helper.make_tensor_value_info("audio", TensorProto.FLOAT, [1])
+    node = helper.make_node("Identity", [inputs[0]], ["audio"])
+    onnx.save(helper.make_model(helper.make_graph([node], "kokoro", ins, [out])), str(path))
+    return path
+
+
 def test_embedded_default_needs_no_configuration() -> None:
     assets = resolve(None, None, [])
     assert assets.embedded_model
@@ -44,10 +56,11 @@ def test_data_dir_wins_over_embedded_and_explicit_wins_over_data_dir(
 
     data = tmp_path / "data"
     data.mkdir()
-    (data / "kokoro-v1.0.fp16.onnx").write_bytes(b"x")
-    (data / "kokoro-v1.0.int8.onnx").write_bytes(b"x")
+    # Small stand-ins for the published models: their sizes are what resolve() checks.
+    for name in ("kokoro-v1.0.fp16.onnx", "kokoro-v1.0.int8.onnx"):
+        size = _own_model(data / name).stat().st_size
+        monkeypatch.setitem(assets_module.BY_NAME, name, KnownFile(name, size, "0" * 64))
     pack = _voices_file(data / "voices-v1.0.bin", ["af_heart", "bf_emma"])
-    # A small stand-in for the published file: its size is what resolve() checks.
     known = KnownFile(pack.name, pack.stat().st_size, "0" * 64)
     monkeypatch.setattr(assets_module, "VOICES_FILE", known)
     assets = resolve(None, None, [tmp_path / "missing", data])
@@ -122,3 +135,18 @@ def test_unwritable_cache_loads_the_embedded_model_from_memory(tmp_path: Path, m
     with model_file(assets) as path:
         assert hashlib.sha256(Path(path).read_bytes()).hexdigest() == MODEL_FILES["int8"].sha256
     assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_truncated_published_model_in_a_data_dir_is_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cut-off download under a published name was loaded instead of the embedded
+    model, and every request failed ("has 1000000 bytes, expected ...")."""
+    import logging
+
+    (tmp_path / MODEL_FILES["int8"].name).write_bytes(b"\x08\x07" * 500_000)
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.embedded_model, assets.source
+    about = [r.getMessage() for r in caplog.records if MODEL_FILES["int8"].name in r.getMessage()]
+    assert len(about) == 1 and "1000000 bytes" in about[0], about

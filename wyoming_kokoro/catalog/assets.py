@@ -90,18 +90,35 @@ def _embedded_parts() -> list[Path] | None:
 
 
 def _find_model(data_dirs: list[Path]) -> tuple[Path | None, Path | None]:
+    """The first model in the data dirs that can be used; each one skipped is a warning.
+
+    A file that cannot be used must not win over the next candidate (at last the
+    embedded model): the worker would refuse it, and every request would fail.
+    """
     for directory in data_dirs:
         if not directory.is_dir():
             continue
-        for variant in MODEL_PREFERENCE:
-            candidate = directory / MODEL_FILES[variant].name
-            if candidate.is_file():
-                return candidate, directory
+        published = [directory / MODEL_FILES[v].name for v in MODEL_PREFERENCE]
         # Regular files only: a FIFO or a dangling link named *.onnx is not a model.
-        others = sorted(f for f in directory.glob("*.onnx") if f.is_file())
-        if others:
-            return others[0], directory
+        others = sorted(f for f in directory.glob("*.onnx") if f not in published and f.is_file())
+        for candidate in [p for p in published if p.is_file()] + others:
+            problem = _model_problem(candidate)
+            if problem is None:
+                return candidate, directory
+            _LOGGER.warning("Model file %s skipped: %s", candidate, problem)
     return None, None
+
+
+def _model_problem(path: Path) -> str | None:
+    """Why `path` cannot be the model, from cheap looks only; None when it may be."""
+    known = BY_NAME.get(path.name)
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        return f"cannot read it ({err.strerror or err})"
+    if known is not None and size != known.size:
+        return f"{size} bytes, expected {known.size} (truncated or wrong file)"
+    return None
 
 
 def voices_sources(data_dirs: list[Path]) -> list[Path]:
