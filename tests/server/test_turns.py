@@ -347,3 +347,29 @@ def test_the_volume_reaches_the_worker_as_a_field_of_the_piece() -> None:
     pieces = worker.calls(Piece)
     assert (pieces[0].voice, pieces[0].volume) == ("jm_kumo", 0.5)
     assert pieces[1].voice == "af_heart" and 1.9 < pieces[1].volume < 2.1  # 2 x 0.5 x +6 dB
+
+
+def test_new_voices_reach_a_loaded_worker_after_the_piece_it_is_speaking() -> None:
+    """A rescan found voices while a worker speaks: its piece ends whole, then a new
+    worker loads them for the next piece (the offer names them already)."""
+    found = Assets(Path("m.onnx"), Path("w.npz"), ("af_heart", "jm_kumo"), "test")
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
+        article = scheduler.submit(_job(1, ARTICLE))
+        chunks = article.audio()
+        first = await anext(chunks)
+        worker.hold()
+        await _until(lambda: worker.running == article.id)
+        scheduler.reconfigure(WorkerConfig(found, EngineSettings(threads=1)))
+        newcomer = scheduler.submit(Job(2, ANNOUNCEMENT, "af_heart", 1.0, "en-us", awaited=True))
+        worker.release()
+        said = await _all(newcomer)
+        return said, heard(first + b"".join([pcm async for pcm in chunks]))
+
+    (said, article), worker = _run(scenario)
+    assert article == ARTICLE  # the listener's piece was not cut
+    assert said == ANNOUNCEMENT
+    assert len(worker.setups) == 2 and worker.stops >= 1
+    assert worker.setups[1].config["assets"]["voice_names"] == ["af_heart", "jm_kumo"]
+    pieces = [m.id for m in worker.sent if isinstance(m, (Piece, Next))]
+    assert pieces.index(2) > max(i for i, n in enumerate(pieces) if n == 1)

@@ -68,6 +68,7 @@ class Scheduler:
         """`worker` makes the worker processes (default: spawned, or forked with
         `options.prefork`); tests plug in one that works in memory."""
         self._config = worker_config
+        self._loaded: WorkerConfig | None = None  # what the running worker was given
         self._options = options
         self._turns = Turns()
         self._wakeup = asyncio.Event()
@@ -135,9 +136,17 @@ class Scheduler:
         return self._config
 
     def reconfigure(self, config: WorkerConfig) -> None:
-        """Hand `config` (new voices files, lexicon) to the next worker; a running
-        one keeps its own until its burst ends."""
+        """Hand `config` (new voices or model files) to the workers from now on.
+
+        The offer names the new voices at once, so a running worker must not take
+        another piece: it finishes the pieces it holds (no listener's sentence is
+        cut), then stops, and the next piece starts a worker with `config`."""
         self._config = config
+        self._wakeup.set()
+
+    @property
+    def _outdated(self) -> bool:
+        return self.worker_pid is not None and self._loaded is not self._config
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -160,7 +169,11 @@ class Scheduler:
         if preload:
             await self._ensure_worker_or_fail(warm_up=True)
         while True:
-            job = self._turns.next_job()
+            if self._outdated and not self._turns.planned:
+                await self._retire()
+                if preload:  # kept loaded: load the new files now, not at the next request
+                    await self._ensure_worker_or_fail(warm_up=not self._turns.waiting)
+            job = self._turns.next_job(started_only=self._outdated)
             if job is None:
                 if self._prestart:
                     self._prestart = False
@@ -180,6 +193,11 @@ class Scheduler:
             self._prestart = False
             if await self._ensure_worker_or_fail():
                 await self._call(job)
+
+    async def _retire(self) -> None:
+        _LOGGER.info("Stopping worker %s: the next piece loads the new voices", self.worker_pid)
+        self._turns.drops.clear()  # their plans end with the worker
+        await self._worker.stop()
 
     async def _ensure_worker_or_fail(self, warm_up: bool = False) -> bool:
         try:
@@ -202,11 +220,13 @@ class Scheduler:
             )
         self.bursts += 1
         _LOGGER.info("Starting the worker (burst %d)", self.bursts)
-        setup = Setup(self._config.to_dict(), warm_up=warm_up)
+        config = self._config
+        setup = Setup(config.to_dict(), warm_up=warm_up)
         try:
             ready = await self._worker.start(setup, self._options.load_timeout)
         except WorkerStartError as err:
             raise SynthesisError(str(err)) from err
+        self._loaded = config
         _LOGGER.info("Worker %s ready", ready.pid)
 
     async def _call(self, job: Job) -> None:

@@ -162,11 +162,12 @@ async def run_server(settings: Settings) -> None:
 
 
 def _use_assets(scheduler: Scheduler, assets: Assets) -> None:
-    """New voices or model files found by a rescan: the next worker burst loads them."""
+    """New voices or model files found by a rescan: the offer names them already, so
+    a loaded worker gives way to one that has them (`Scheduler.reconfigure`)."""
     current: WorkerConfig = scheduler.config
     if current.assets != assets:
         scheduler.reconfigure(dataclasses.replace(current, assets=assets))
-        _LOGGER.info("The next worker burst uses %s", assets.source)
+        _LOGGER.info("Workers from now on use %s", assets.source)
 
 
 def _stop_on_signals(stop: asyncio.Event) -> None:

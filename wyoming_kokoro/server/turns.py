@@ -110,6 +110,11 @@ class Turns:
         """Whether any job is queued (held back by a full buffer or not)."""
         return bool(self._queues)
 
+    @property
+    def planned(self) -> bool:
+        """Whether the worker holds the plan of a job not yet spoken whole."""
+        return any(queue[0].started for queue in self._queues.values() if queue)
+
     def add(self, job: Job) -> None:
         """Queue `job` (numbered here)."""
         job.id = next(self._ids)
@@ -131,8 +136,9 @@ class Turns:
             return None
         return running
 
-    def next_job(self) -> Job | None:
-        """The job of the client served least recently, among those with room.
+    def next_job(self, started_only: bool = False) -> Job | None:
+        """The job of the client served least recently, among those with room
+        (with `started_only`, among the jobs whose plan the worker holds).
 
         A client that was never served (an announcement arriving while an article
         is read) goes before one that was just served; between newcomers, the one
@@ -145,7 +151,12 @@ class Turns:
                 queue.popleft()
             if not queue:
                 del self._queues[client]
-        ready = [c for c in self._queues if self._buffered.get(c, 0) < MAX_BUFFERED_BYTES]
+        ready = [
+            c
+            for c in self._queues
+            if self._buffered.get(c, 0) < MAX_BUFFERED_BYTES
+            and (self._queues[c][0].started or not started_only)
+        ]
         if not ready:
             return None
         self.crowded = len(ready) > 1
