@@ -15,6 +15,7 @@ from wyoming_kokoro.catalog.assets import (
     resolve,
 )
 from wyoming_kokoro.catalog.files import MODEL_FILES, KnownFile
+from wyoming_kokoro.catalog.onnx_walk import model_problem
 
 
 def _voices_file(path: Path, names: list[str]) -> Path:
@@ -119,6 +120,8 @@ def test_embedded_model_is_assembled_once_and_verified(tmp_path: Path, monkeypat
         file.write(b"\x00" * 64)
     assert prepare_model(assets) == model
     check_file(model)
+    # The real model passes the look an own model gets before it is used.
+    assert model_problem(model) is None
 
 
 def test_unwritable_cache_loads_the_embedded_model_from_memory(tmp_path: Path, monkeypatch) -> None:
@@ -150,3 +153,26 @@ def test_a_truncated_published_model_in_a_data_dir_is_skipped(
     assert assets.embedded_model, assets.source
     about = [r.getMessage() for r in caplog.records if MODEL_FILES["int8"].name in r.getMessage()]
     assert len(about) == 1 and "1000000 bytes" in about[0], about
+
+
+def test_an_onnx_file_that_is_no_kokoro_model_is_skipped(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A junk notes.onnx dropped in while the embedded model served was the next burst's
+    model, and every request failed (INVALID_PROTOBUF) until it was deleted."""
+    import logging
+
+    (tmp_path / "notes.onnx").write_bytes(b"not a model" * 100)
+    _own_model(tmp_path / "other.onnx", inputs=("image",))  # a model, not Kokoro
+    whole = _own_model(tmp_path / "x.onnx").read_bytes()
+    (tmp_path / "x.onnx").unlink()
+    (tmp_path / "half.onnx").write_bytes(whole[: len(whole) // 2])  # a copy under way
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.embedded_model, assets.source
+    messages = [r.getMessage() for r in caplog.records]
+    for name in ("notes.onnx", "other.onnx", "half.onnx"):
+        assert len([m for m in messages if name in m]) == 1, (name, messages)
+    # An own model that looks like Kokoro's is still used (and an input's other name).
+    mine = _own_model(tmp_path / "mine.onnx", inputs=("input_ids", "style", "speed"))
+    assert resolve(None, None, [tmp_path]).model == mine

@@ -28,6 +28,7 @@ from wyoming_kokoro.catalog.files import (
     VOICES_FILE,
     KnownFile,
 )
+from wyoming_kokoro.catalog.onnx_walk import model_problem
 from wyoming_kokoro.catalog.places import cache_dir
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def _model_problem(path: Path) -> str | None:
         return f"cannot read it ({err.strerror or err})"
     if known is not None and size != known.size:
         return f"{size} bytes, expected {known.size} (truncated or wrong file)"
-    return None
+    return model_problem(path, inputs=known is None)
 
 
 def voices_sources(data_dirs: list[Path]) -> list[Path]:
