@@ -164,3 +164,17 @@ def test_a_voice_name_with_a_line_break_is_not_a_voice(tmp_path: Path) -> None:
         archive.writestr("zz_evil\n.npy", whole.getvalue())
         archive.writestr("zz_fine.npy", whole.getvalue())
     assert resolve(None, None, [tmp_path]).voice_names == (*EMBEDDED, "zz_fine")
+
+
+def test_a_symlink_loop_named_npz_is_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`ln -s loop.npz loop.npz` stopped start-up (RuntimeError: Symlink loop) and,
+    dropped in while running, made every later voices change "cannot be used"."""
+    os.symlink("loop.npz", tmp_path / "loop.npz")
+    np.savez(tmp_path / "mine.npz", zf_mine=_real())
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == (*EMBEDDED, "zf_mine")
+    about = [r.getMessage() for r in caplog.records if "loop.npz" in r.getMessage()]
+    assert len(about) == 1, about

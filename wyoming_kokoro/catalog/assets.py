@@ -171,7 +171,7 @@ def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile]
 
     read, failures = [], []
     for path in paths:
-        if skip is not None and path.resolve() == skip.resolve():
+        if skip is not None and _same_file(path, skip):
             continue  # our own combined file, when the cache is inside a data dir
         try:
             found = read_voices_file(path)
@@ -190,6 +190,15 @@ def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile]
         if not found.names:
             failures.append(f"{path} holds no voice that can be read")
     return read, failures
+
+
+def _same_file(path: Path, other: Path) -> bool:
+    # stat, not resolve(): a symlink loop is then a file that is not ours (and is
+    # skipped with a warning when read), not an error that stops the server.
+    try:
+        return path.samefile(other)
+    except OSError:
+        return False
 
 
 def _choose_voices(read: list[VoicesFile]) -> dict[str, tuple[Path, str]]:
