@@ -178,3 +178,23 @@ def test_a_symlink_loop_named_npz_is_one_warning(
     assert assets.voice_names == (*EMBEDDED, "zf_mine")
     about = [r.getMessage() for r in caplog.records if "loop.npz" in r.getMessage()]
     assert len(about) == 1, about
+
+
+def test_a_voice_with_nan_or_inf_is_skipped_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A voice of NaN was offered and spoke a quarter second of zeros, nothing logged."""
+    nan, inf, ninf = _real(), _real(), _real()
+    nan[:, :, :8] = np.nan
+    inf[509, 0, 255] = np.inf  # the very last value
+    ninf[0, 0, 0] = -np.inf  # the very first
+    big = _real() * 1e6  # finite: a voice, if a loud one
+    np.savez(tmp_path / "bad.npz", zz_nan=nan, zz_inf=inf, zz_ninf=ninf, zz_big=big)
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == (*EMBEDDED, "zz_big")
+    loaded = _loaded(assets.voices)
+    assert all(np.isfinite(v).all() for v in loaded.values())
+    about = [r.getMessage() for r in caplog.records if "bad.npz" in r.getMessage()]
+    assert len(about) == 1, about
+    assert all(f"{name}: " in about[0] for name in ("zz_nan", "zz_inf", "zz_ninf")), about

@@ -186,17 +186,33 @@ def _npy_problem(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> str | None:
         if info.file_size != start + length + _VOICE_DATA_BYTES:
             return "truncated or padded"
         # Read to the end: zipfile checks the CRC there, so damaged data shows now.
-        while member.read(1 << 20):
-            pass
+        data = member.read(_VOICE_DATA_BYTES + 1)
+        if member.read(1) or len(data) != _VOICE_DATA_BYTES:
+            return "truncated or padded"
+    if _non_finite(data):
+        return "holds NaN or infinite values"
     return None
+
+
+# A little-endian float32 is NaN or infinite when its eight exponent bits are all
+# ones: the top byte's low seven bits and the byte before's top bit.
+_HIGH_EXPONENT = bytes(1 if b & 0x7F == 0x7F else 0 for b in range(256))
+_LOW_EXPONENT = bytes(1 if b & 0x80 else 0 for b in range(256))
+
+
+def _non_finite(data: bytes) -> bool:
+    """Whether float32 `data` (little-endian) holds a NaN or an infinity, without numpy."""
+    high = int.from_bytes(data[3::4].translate(_HIGH_EXPONENT), "little")
+    low = int.from_bytes(data[2::4].translate(_LOW_EXPONENT), "little")
+    return high & low != 0
 
 
 def read_voices_file(path: Path) -> VoicesFile:
     """The checked voices of an npz archive, without loading numpy.
 
     VoicesFileError if the file cannot be read at all; a voice inside it that is not
-    a float32 array of VOICE_SHAPE (a pickle, another shape, damaged data) is left
-    out and named in `problems`.
+    a float32 array of VOICE_SHAPE (a pickle, another shape, damaged data, NaN or
+    infinite values) is left out and named in `problems`.
     """
     try:
         if not path.is_file():
