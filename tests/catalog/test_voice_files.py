@@ -198,3 +198,21 @@ def test_a_voice_with_nan_or_inf_is_skipped_with_one_warning(
     about = [r.getMessage() for r in caplog.records if "bad.npz" in r.getMessage()]
     assert len(about) == 1, about
     assert all(f"{name}: " in about[0] for name in ("zz_nan", "zz_inf", "zz_ninf")), about
+
+
+def test_many_junk_files_cost_ten_warnings_and_a_count(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """20,000 junk .npz gave 20,000 warnings at start-up and again at every rescan."""
+    for i in range(300):
+        (tmp_path / f"junk{i:03d}.npz").write_bytes(b"x")
+        (tmp_path / f"junk{i:03d}.onnx").write_bytes(b"x")
+    with caplog.at_level(logging.WARNING):
+        assets = resolve(None, None, [tmp_path])
+    assert assets.voice_names == EMBEDDED and assets.embedded_model
+    messages = [r.getMessage() for r in caplog.records]
+    assert len([m for m in messages if ".npz" in m]) == 10, messages
+    assert len([m for m in messages if ".onnx" in m]) == 10, messages
+    assert any("290 more voices files skipped" in m for m in messages), messages
+    assert any("290 more model files skipped" in m for m in messages), messages
+    assert len(messages) == 22, messages

@@ -37,6 +37,26 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger(__name__)
 
 _EMBEDDED_PARTS = 4
+MAX_WARNINGS = 10  # per kind of file and look at the data dirs; then one line counts the rest
+
+
+class _Skips:
+    """Warnings about files skipped: the first MAX_WARNINGS, then one line counts the rest
+    (a data dir full of junk must not flood the log at every rescan)."""
+
+    def __init__(self, what: str) -> None:
+        self._what = what
+        self._count = 0
+
+    def warn(self, message: str, *args: object) -> None:
+        self._count += 1
+        if self._count <= MAX_WARNINGS:
+            _LOGGER.warning(message, *args)
+
+    def close(self) -> None:
+        if self._count > MAX_WARNINGS:
+            more = self._count - MAX_WARNINGS
+            _LOGGER.warning("%d more %s skipped in whole or in part", more, self._what)
 
 
 class AssetError(RuntimeError):
@@ -96,18 +116,24 @@ def _find_model(data_dirs: list[Path]) -> tuple[Path | None, Path | None]:
     A file that cannot be used must not win over the next candidate (at last the
     embedded model): the worker would refuse it, and every request would fail.
     """
-    for directory in data_dirs:
-        if not directory.is_dir():
-            continue
-        published = [directory / MODEL_FILES[v].name for v in MODEL_PREFERENCE]
-        # Regular files only: a FIFO or a dangling link named *.onnx is not a model.
-        others = sorted(f for f in directory.glob("*.onnx") if f not in published and f.is_file())
-        for candidate in [p for p in published if p.is_file()] + others:
-            problem = _model_problem(candidate)
-            if problem is None:
-                return candidate, directory
-            _LOGGER.warning("Model file %s skipped: %s", candidate, problem)
-    return None, None
+    skips = _Skips("model files")
+    try:
+        for directory in data_dirs:
+            if not directory.is_dir():
+                continue
+            published = [directory / MODEL_FILES[v].name for v in MODEL_PREFERENCE]
+            # Regular files only: a FIFO or a dangling link named *.onnx is not a model.
+            others = sorted(
+                f for f in directory.glob("*.onnx") if f not in published and f.is_file()
+            )
+            for candidate in [p for p in published if p.is_file()] + others:
+                problem = _model_problem(candidate)
+                if problem is None:
+                    return candidate, directory
+                skips.warn("Model file %s skipped: %s", candidate, problem)
+        return None, None
+    finally:
+        skips.close()
 
 
 def _model_problem(path: Path) -> str | None:
@@ -170,17 +196,18 @@ def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile]
     )
 
     read, failures = [], []
+    skips = _Skips("voices files")
     for path in paths:
         if skip is not None and _same_file(path, skip):
             continue  # our own combined file, when the cache is inside a data dir
         try:
             found = read_voices_file(path)
         except VoicesFileError as err:
-            _LOGGER.warning("Voices file %s skipped: %s", path, err)
+            skips.warn("Voices file %s skipped: %s", path, err)
             failures.append(f"{path} is unreadable or corrupt: {err}")
             continue
         if found.problems:
-            _LOGGER.warning(
+            skips.warn(
                 "Voices file %s: %d voice(s) skipped: %s",
                 path,
                 len(found.problems),
@@ -189,6 +216,7 @@ def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile]
         read.append(found)
         if not found.names:
             failures.append(f"{path} holds no voice that can be read")
+    skips.close()
     return read, failures
 
 
