@@ -1,13 +1,14 @@
 """The data dirs looked at again on `describe`: new presets, lexicon and voices files.
 
 Home Assistant describes every 30 s and rebuilds its voice lists, so a presets or
-voices file dropped into a data dir shows up there without a restart. A look costs
-a few stat() calls; a file is read again only when its size or mtime changed, in a
-thread (a large presets file takes PyYAML seconds): the describe that finds it waits
-for the read a little, the other clients not at all. Voices and model files are
-resolved (and, the first time, checksummed) in a thread, and appear at the describe
-after that. Nothing here starts the worker or tells the
-scheduler of activity: describes never keep a worker alive.
+voices file dropped into a data dir shows up there without a restart. The presets
+and lexicon files cost a describe a few stat() calls; one is read again only when
+its size or mtime changed, in a thread (a large presets file takes PyYAML seconds):
+the describe that finds it waits for the read a little, the other clients not at
+all. Voices and model files are looked at (one stat() each: a data dir may hold
+thousands) and resolved in a thread that no describe waits for; what changed appears
+at a later describe. Nothing here starts the worker or tells the scheduler of
+activity: describes never keep a worker alive.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,6 +32,9 @@ Signature = tuple[tuple[str, int, int], ...]
 # How long a describe waits for changed presets or lexicon to be read; a longer
 # read goes on, and its result shows at a later describe.
 READ_WAIT_S = 0.5
+# A look at the voices files waits this many times its own duration after the last:
+# a data dir of thousands of files then costs a bounded share of a core.
+LOOK_PACE = 10
 
 
 def _signature(paths: list[Path]) -> Signature:
@@ -64,7 +69,8 @@ class Rescanner:
         self._presets.remember()
         self._texts = _signature(self._text_files())
         self._voices = _signature(self._voice_files())
-        self._resolving: asyncio.Task[None] | None = None
+        self._looking: asyncio.Task[None] | None = None
+        self._next_look = 0.0
         self._reading: asyncio.Task[None] | None = None
         self._lock = threading.Lock()
 
@@ -87,10 +93,9 @@ class Rescanner:
             self._texts = texts
             _LOGGER.info("Presets or lexicon changed: reading them again")
             self._reading = asyncio.get_running_loop().create_task(self._reread())
-        voices = _signature(self._voice_files())
-        if voices != self._voices and (self._resolving is None or self._resolving.done()):
-            self._voices = voices
-            self._resolving = asyncio.get_running_loop().create_task(self._reresolve())
+        idle = self._looking is None or self._looking.done()
+        if idle and time.monotonic() >= self._next_look:
+            self._looking = asyncio.get_running_loop().create_task(self._look())
         if self._reading is not None and not self._reading.done():
             await asyncio.wait({self._reading}, timeout=READ_WAIT_S)
 
@@ -107,6 +112,17 @@ class Rescanner:
             self._offer.update(voice_names, presets)
         self._lexicon.clear()
         self._lexicon.update(lexicon)
+
+    async def _look(self) -> None:
+        # Listed and stat()ed in a thread: not by file count on the event loop. The
+        # data dirs' own mtimes would not do: a file copied over another in place,
+        # or still being written, changes only its own.
+        started = time.monotonic()
+        voices = await asyncio.to_thread(lambda: _signature(self._voice_files()))
+        self._next_look = time.monotonic() + LOOK_PACE * (time.monotonic() - started)
+        if voices != self._voices:
+            self._voices = voices
+            await self._reresolve()
 
     async def _reresolve(self) -> None:
         try:
