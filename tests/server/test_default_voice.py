@@ -4,8 +4,10 @@ was chosen for the user, kept while installed when the user asked for it."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
+from support.http_client import get_json, http_base, http_server
 
 from wyoming_kokoro.server.offer import Offer
 
@@ -44,3 +46,31 @@ def test_without_a_word_on_it_a_default_other_than_the_automatic_one_is_kept() -
     offer = Offer(JA, {}, "jf_alpha", False)
     offer.update(PACK, {})
     assert offer.default_voice == "jf_alpha"
+
+
+def test_an_asked_for_default_missing_at_start_waits_behind_the_automatic_one(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        offer = Offer(JA, {}, "af_bella", False, pinned=True)
+    assert offer.default_voice == "jm_kumo"
+    assert offer.choose(None, 1.0).voice == "jm_kumo"
+    assert len(caplog.records) == 1 and "af_bella" in caplog.text
+    offer.update((*PACK, "af_bella"), {})
+    assert offer.default_voice == "af_bella"  # back once it is installed
+
+
+@pytest.mark.model  # a real server (no worker is started)
+def test_a_server_pinned_to_a_broken_preset_starts_and_takes_it_back_when_mended(
+    tmp_path: Path,
+) -> None:
+    presets = tmp_path / "presets.yaml"
+    presets.write_text("narrator:\n  voice: jm_kumoo\n  speed: 0.9\n")
+    with http_server("--data-dir", str(tmp_path), "--voice", "narrator") as server:
+        voices = http_base(server) + "/v1/audio/voices"
+        assert get_json(voices)["default"] == "jm_kumo"
+        # the presets file's own warning names the preset; the default's names it once
+        said = [line for line in server.log if "Voice narrator cannot be used now" in line]
+        assert len(said) == 1 and "WARNING" in said[0], server.log
+        presets.write_text("narrator:\n  voice: jm_kumo\n  speed: 0.9\n")
+        assert server.wait_for(lambda: get_json(voices)["default"] == "narrator", 30)

@@ -28,7 +28,8 @@ class Offer:
         pinned: bool | None = None,
     ) -> None:
         """`pinned`: the default was asked for (--voice) rather than chosen; None: it
-        was asked for when it is not what would have been chosen."""
+        was asked for when it is not what would have been chosen. One asked for that
+        cannot be spoken now is wanted still: the automatic one stands in for it."""
         self.default_voice = default_voice
         if pinned is None:
             pinned = bool(voice_names) and default_voice != _automatic(voice_names)
@@ -39,6 +40,17 @@ class Offer:
         self.info: Event = Event("info")
         self.refresh: Callable[[], Awaitable[None]] = _nothing  # set by a rescanner
         self._set(voice_names, presets)
+        problem = self._problem(default_voice) if pinned else None
+        if problem is not None:
+            # Its voices file or preset may come back (a rescan takes it then): a
+            # restart must not fail where the running server spoke on.
+            self.default_voice = _automatic(voice_names)
+            _LOGGER.warning(
+                "Voice %s cannot be used now (%s); default voice %s until it can",
+                default_voice,
+                problem,
+                self.default_voice,
+            )
 
     def _set(self, voice_names: tuple[str, ...], presets: dict[str, Preset]) -> None:
         self.voice_names = voice_names
@@ -64,11 +76,15 @@ class Offer:
         self.default_voice = chosen
 
     def _valid(self, name: str) -> bool:
+        return self._problem(name) is None
+
+    def _problem(self, name: str) -> str | None:
+        """Why `name` cannot be spoken now (None: it can)."""
         try:
             choose(name, self.voice_names, self.presets, 1.0)
-        except VoiceError:
-            return False
-        return True
+        except VoiceError as err:
+            return str(err)
+        return None
 
     @property
     def names(self) -> tuple[str, ...]:

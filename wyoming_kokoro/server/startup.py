@@ -61,12 +61,18 @@ async def run_server(settings: Settings) -> None:
     assets = _prepare_assets(settings.model)
     speech, connections = settings.speech, settings.connections
     data_dirs = settings.model.data_dirs
-    voice = speech.voice or default_voice(assets.voice_names)
     presets = load_presets(data_dirs, assets.voice_names)
+    # A --voice that cannot be spoken now costs a warning, not the start: the offer
+    # uses the automatic default until a rescan brings it (an add-on restarts).
     offer = Offer(
-        assets.voice_names, presets, voice, speech.streaming, pinned=speech.voice is not None
+        assets.voice_names,
+        presets,
+        speech.voice or default_voice(assets.voice_names),
+        speech.streaming,
+        pinned=speech.voice is not None,
     )
-    chosen = offer.choose(voice, speech.speed)  # a bad default is a start-up error
+    voice = offer.default_voice
+    chosen = offer.choose(voice, speech.speed)
     # Threads found here, once: the log says so at start-up, not at every burst.
     engine = dataclasses.replace(settings.engine, threads=settings.engine.effective_threads)
     worker_config = WorkerConfig(assets, engine, load_lexicons(data_dirs), settings.debug)
