@@ -48,6 +48,7 @@ ORDER = (
     "http_first_byte",
     "http_memory",
     "intelligibility",
+    "voices_heard",
 )
 POLL_S = 0.05
 Record = dict[str, Any]

