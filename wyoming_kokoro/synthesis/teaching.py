@@ -149,6 +149,9 @@ def main() -> None:
     parser.add_argument("voices", type=Path, nargs="?")
     parser.add_argument("--embedded", action="store_true")
     parser.add_argument("--first", metavar="VOICE", help="the voice to teach first")
+    # One thread beside a server: it runs when the CPU would idle, and a lone thread
+    # holds the least memory. More where nothing else runs (an image's build).
+    parser.add_argument("--threads", type=int, default=1, help="default: 1")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s teaching: %(message)s")
     _own_process()
@@ -164,10 +167,8 @@ def main() -> None:
     cut = ready(assets.model)
     if cut is None:
         return
-    # One thread: this process runs when the CPU would idle, and a lone thread
-    # holds the least memory and never waits for a second one.
-    loading = ModelLoading(assets, 1, cut=cut)
-    engine = Engine(assets, EngineSettings(threads=1), loading=loading)
+    loading = ModelLoading(assets, args.threads, cut=cut)
+    engine = Engine(assets, EngineSettings(threads=args.threads), loading=loading)
     started = time.monotonic()
     taught = teach_all(engine, args.first)
     if taught:
