@@ -3,39 +3,26 @@ never start a worker nor keep one alive."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 import pytest
 from support.server_process import ServerProcess
-from support.wyoming_io import run, synthesize
-from wyoming.client import AsyncClient
-from wyoming.info import Describe, Info
+from support.wyoming_io import run, synthesize, voice_names
 
 # Starts a real worker or loads the model: not in the fast tier (script/test --fast).
 pytestmark = pytest.mark.model
 
 
-async def _voices(uri: str) -> list[str]:
-    async with AsyncClient.from_uri(uri) as client:
-        await client.write_event(Describe().event())
-        while True:
-            event = await asyncio.wait_for(client.read_event(), 5)
-            assert event is not None
-            if Info.is_type(event.type):
-                return [v.name for v in Info.from_event(event).tts[0].voices]
-
-
 def test_a_presets_file_dropped_in_appears_at_the_next_describe(tmp_path) -> None:
     with ServerProcess("--data-dir", str(tmp_path)) as server:
-        assert "slow" not in run(_voices(server.uri))
+        assert "slow" not in run(voice_names(server.uri))
         (tmp_path / "presets.yaml").write_text("slow:\n  voice: jm_kumo\n  speed: 0.8\n")
-        assert "slow" in run(_voices(server.uri))
+        assert "slow" in run(voice_names(server.uri))
         (tmp_path / "presets.yaml").write_text("quick:\n  voice: jm_kumo\n  speed: 1.3\n")
-        names = run(_voices(server.uri))
+        names = run(voice_names(server.uri))
         assert "quick" in names and "slow" not in names
         (tmp_path / "lexicon.txt").write_text("Kokoro  /kˈOkəɹO/\n")
-        run(_voices(server.uri))
+        run(voice_names(server.uri))
         assert server.workers() == []  # no describe started one
         assert any("Presets or lexicon changed" in line for line in server.log)
 
@@ -46,7 +33,7 @@ def test_describes_every_second_do_not_keep_the_worker_alive() -> None:
         assert server.workers()
         started, describes = time.monotonic(), 0
         while server.workers() and time.monotonic() - started < 20:  # a safety bound
-            run(_voices(server.uri))
+            run(voice_names(server.uri))
             describes += 1
             time.sleep(1)
         assert not server.workers(), "the worker outlived its idle timeout"

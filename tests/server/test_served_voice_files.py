@@ -5,7 +5,6 @@ server keeps speaking."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 from pathlib import Path
 
@@ -13,9 +12,7 @@ import numpy as np
 import pytest
 from support.http_client import get_json, http_base, http_server
 from support.server_process import ServerProcess
-from support.wyoming_io import run, synthesize
-from wyoming.client import AsyncClient
-from wyoming.info import Describe, Info
+from support.wyoming_io import run, synthesize, voice_names
 
 from wyoming_kokoro.catalog.assets import embedded_voices
 
@@ -41,22 +38,12 @@ def _hostile(data: Path) -> list[str]:
     return ["pickled.npz", "shape.npz", "junk.npz", "zero.npz"]
 
 
-async def _describe(uri: str) -> list[str]:
-    async with AsyncClient.from_uri(uri) as client:
-        await client.write_event(Describe().event())
-        while True:
-            event = await asyncio.wait_for(client.read_event(), 10)
-            assert event is not None
-            if Info.is_type(event.type):
-                return [v.name for v in Info.from_event(event).tts[0].voices]
-
-
 def _until(server: ServerProcess, listed: bool, name: str) -> list[str]:
     # The rescan resolves new voices files in a thread: they show a describe later.
     seen: list[list[str]] = [[]]
 
     def done() -> bool:
-        seen[0] = run(_describe(server.uri))
+        seen[0] = run(voice_names(server.uri))
         return (name in seen[0]) == listed
 
     assert server.wait_for(done, 30), seen[0]
@@ -80,7 +67,7 @@ def test_a_users_voices_add_to_the_installed_ones_and_hostile_files_are_skipped(
     np.savez(tmp_path / "my_voice.npz", zf_mine=_real("jf_alpha"))
     bad = _hostile(tmp_path)
     with ServerProcess("--data-dir", str(tmp_path)) as server:
-        assert run(_describe(server.uri)) == [*EMBEDDED, "zf_mine"]
+        assert run(voice_names(server.uri)) == [*EMBEDDED, "zf_mine"]
         _speaks(server, None)  # the default voice, as Home Assistant asks
         _speaks(server, "zf_mine")  # the worker loaded the user's voice too
         assert server.workers()
@@ -93,7 +80,7 @@ def test_voices_dropped_in_while_running_add_and_hostile_ones_do_not_stop_speech
     tmp_path: Path,
 ) -> None:
     with ServerProcess("--data-dir", str(tmp_path)) as server:
-        assert run(_describe(server.uri)) == EMBEDDED
+        assert run(voice_names(server.uri)) == EMBEDDED
         bad = _hostile(tmp_path)
         np.savez(tmp_path / "my_voice.npz", zf_mine=_real("jf_alpha"))
         names = _until(server, True, "zf_mine")

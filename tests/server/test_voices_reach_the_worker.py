@@ -3,15 +3,12 @@ spoken at once, without a voice (the default re-chosen) and by name."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import numpy as np
 import pytest
 from support.server_process import ServerProcess
-from support.wyoming_io import run, synthesize
-from wyoming.client import AsyncClient
-from wyoming.info import Describe, Info
+from support.wyoming_io import run, synthesize, voice_names
 
 from wyoming_kokoro.catalog.assets import embedded_voices
 
@@ -19,16 +16,6 @@ from wyoming_kokoro.catalog.assets import embedded_voices
 pytestmark = pytest.mark.model
 
 TEXT = "The kitchen lights are on."
-
-
-async def _voices(uri: str) -> list[str]:
-    async with AsyncClient.from_uri(uri) as client:
-        await client.write_event(Describe().event())
-        while True:
-            event = await asyncio.wait_for(client.read_event(), 10)
-            assert event is not None
-            if Info.is_type(event.type):
-                return [v.name for v in Info.from_event(event).tts[0].voices]
 
 
 def _speaks(server: ServerProcess, voice: str | None) -> None:
@@ -47,7 +34,7 @@ def test_voices_added_while_a_worker_is_loaded_are_spoken_at_once(tmp_path: Path
     with ServerProcess("--data-dir", str(tmp_path)) as server:
         _speaks(server, None)  # the worker is loaded (idle timeout: minutes)
         np.savez(tmp_path / "pack.npz", af_heart=style, zf_mine=style)
-        assert server.wait_for(lambda: "zf_mine" in run(_voices(server.uri)), 30)
+        assert server.wait_for(lambda: "zf_mine" in run(voice_names(server.uri)), 30)
         assert any("Default voice now af_heart" in line for line in server.log)
         _speaks(server, None)  # the new default, as Home Assistant asks
         _speaks(server, "zf_mine")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from wyoming.audio import AudioChunk
 from wyoming.client import AsyncClient
 from wyoming.event import Event
+from wyoming.info import Describe, Info
 from wyoming.tts import (
     Synthesize,
     SynthesizeChunk,
@@ -78,6 +79,17 @@ async def stream(
         await client.write_event(Synthesize(text=text, voice=_voice(voice)).event())
         await client.write_event(SynthesizeStop().event())
         return await collect(client, "synthesize-stopped", timeout)
+
+
+async def voice_names(uri: str, timeout: float = 10) -> list[str]:
+    """The voices a describe lists, as Home Assistant reads them."""
+    async with AsyncClient.from_uri(uri) as client:
+        await client.write_event(Describe().event())
+        while True:
+            event = await asyncio.wait_for(client.read_event(), timeout)
+            assert event is not None
+            if Info.is_type(event.type):
+                return [v.name for v in Info.from_event(event).tts[0].voices]
 
 
 def run(coro):
