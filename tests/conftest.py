@@ -188,12 +188,16 @@ class Listener:
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         heard = self.ear.heard(audio, rate, language)
         ours = error(reference(text), heard, language)
-        floor = self.direct.error(text, voice, language, speed)
         if language in ("ja", "zh"):
             word = _WORD_READING[language] / max(1, len(reading(reference(text), language)))
         else:
             word = 1 / max(1, len(words(reference(text))))
         margin = max(margin, word)
+        if ours <= margin:
+            # The model's own error is never below zero, so this passes whatever the
+            # model itself is heard as: it is decoded and heard only when it can matter.
+            return heard
+        floor = self.direct.error(text, voice, language, speed)
         assert ours <= floor + margin + 1e-9, (
             f"{language} {voice}: ours {ours:.3f} > direct {floor:.3f} + {margin:.3f}; "
             f"heard {heard!r} for {reference(text)!r}"
@@ -207,12 +211,14 @@ def listener(recognizer, direct) -> Listener:
 
 
 @pytest.fixture(scope="session")
-def taught_cache(tmp_path_factory):
+def taught_cache():
     """A cache of its own where jm_kumo is taught (support/taught.py): servers pointed
-    at it decode a listener's first call in windows, the same on every run."""
+    at it decode a listener's first call in windows, the same on every run. Taught
+    once per run, whichever test process asks first (support/run_cache.py)."""
+    from support.run_cache import shared
     from support.taught import taught_cache as made
 
-    return made(tmp_path_factory.mktemp("taught") / "cache")
+    return shared("taught", made)
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,11 @@ built again) and holds nothing learned.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 ENV = "KOKORO_CACHE_DIR"
@@ -59,5 +61,26 @@ def linked(source: Path, target: Path) -> Path:
     return target
 
 
+def shared(name: str, make: Callable[[Path], Path]) -> Path:
+    """`make(directory)` run once per test run, whichever test process asks first
+    (xdist's processes share the run's cache); the others wait and take its result."""
+    run = Path(os.environ[ENV])
+    directory = run.with_name(f"{run.name}-{name}")
+    done = directory / ".made"
+    with open(run.with_name(f"{run.name}-{name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            shutil.rmtree(directory, ignore_errors=True)  # a half-made one, if any
+            make(directory)
+            done.touch()
+    return directory
+
+
 def remove(run: Path) -> None:
+    """The run's cache and what `shared` made beside it."""
+    for path in run.parent.glob(f"{run.name}-*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
     shutil.rmtree(run, ignore_errors=True)
