@@ -104,7 +104,9 @@ class Judge:
             segments, _ = self._model.transcribe(
                 audio,
                 language=language,
-                beam_size=5,
+                # Greedy: what a path loses is judged against the model itself heard
+                # the same way, and a beam costs half as much again.
+                beam_size=1,
                 temperature=0,
                 condition_on_previous_text=False,
                 vad_filter=False,

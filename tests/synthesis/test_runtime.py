@@ -97,9 +97,9 @@ def test_a_broken_copy_is_replaced(
     assert "Saved an optimized copy" in caplog.text
     caplog.clear()
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
-        again = create_session(model, 2, copy)
+        create_session(model, 2, copy)
+    # Loaded next time (a loaded copy speaks as the model does: the test above).
     assert "Loaded the optimized copy" in caplog.text
-    assert np.array_equal(speak(again, assets), reference)
 
 
 @pytest.mark.model
