@@ -53,17 +53,17 @@ def test_embedded_default_needs_no_configuration() -> None:
 def test_data_dir_wins_over_embedded_and_explicit_wins_over_data_dir(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import wyoming_kokoro.catalog.assets as assets_module
+    from wyoming_kokoro.catalog import data_dirs
 
     data = tmp_path / "data"
     data.mkdir()
     # Small stand-ins for the published models: their sizes are what resolve() checks.
     for name in ("kokoro-v1.0.fp16.onnx", "kokoro-v1.0.int8.onnx"):
         size = _own_model(data / name).stat().st_size
-        monkeypatch.setitem(assets_module.BY_NAME, name, KnownFile(name, size, "0" * 64))
+        monkeypatch.setitem(data_dirs.BY_NAME, name, KnownFile(name, size, "0" * 64))
     pack = _voices_file(data / "voices-v1.0.bin", ["af_heart", "bf_emma"])
     known = KnownFile(pack.name, pack.stat().st_size, "0" * 64)
-    monkeypatch.setattr(assets_module, "VOICES_FILE", known)
+    monkeypatch.setattr(data_dirs, "VOICES_FILE", known)
     assets = resolve(None, None, [tmp_path / "missing", data])
     assert assets.model == data / "kokoro-v1.0.fp16.onnx"  # best precision first
     assert assets.voice_names == ("af_heart", "bf_emma")

@@ -1,4 +1,5 @@
-"""The known Kokoro v1.0 model and voices files: names, sizes and sha256.
+"""The known Kokoro v1.0 model and voices files: names, sizes and sha256; `AssetError`
+when a model or voices file cannot be used.
 
 Every model file is checked against this table before it is loaded, because a
 truncated or wrong file otherwise fails deep inside onnxruntime.
@@ -7,6 +8,10 @@ truncated or wrong file otherwise fails deep inside onnxruntime.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+
+class AssetError(RuntimeError):
+    """A model or voices file is missing, truncated or corrupt."""
 
 
 @dataclass(frozen=True)
