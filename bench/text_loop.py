@@ -22,6 +22,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+import pysbd
+
 CHUNK = 5
 
 _SENTENCES = (
@@ -77,23 +79,27 @@ def _load(path: str | None) -> ModuleType:
 def measure(text_module: ModuleType, text: str, streamed: bool) -> dict[str, Any]:
     stream = text_module.SentenceStream("en")
     handed = 0
-    segment = stream._segmenter.segment
+    segment = pysbd.Segmenter.segment
 
-    def counting(window: str) -> list:
+    def counting(segmenter: pysbd.Segmenter, window: str) -> list:
         nonlocal handed
         handed += len(window)
-        return segment(window)
+        return segment(segmenter, window)
 
-    stream._segmenter.segment = counting
+    # Counted on pysbd's side: the stream keeps its segmenter to itself.
+    pysbd.Segmenter.segment = counting  # type: ignore[method-assign]
     chunks = [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)] if streamed else [text]
     total = longest = 0.0
     pieces = 0
-    for call in [*(lambda c=c: stream.feed(c) for c in chunks), stream.finish]:
-        start = time.perf_counter()
-        pieces += len(call())
-        spent = time.perf_counter() - start
-        total += spent
-        longest = max(longest, spent)
+    try:
+        for call in [*(lambda c=c: stream.feed(c) for c in chunks), stream.finish]:
+            start = time.perf_counter()
+            pieces += len(call())
+            spent = time.perf_counter() - start
+            total += spent
+            longest = max(longest, spent)
+    finally:
+        pysbd.Segmenter.segment = segment  # type: ignore[method-assign]
     return {
         "chars": len(text),
         "loop_s": total,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 
+import pysbd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -189,14 +190,19 @@ def _answer(size: int) -> str:
     ],
 )
 def test_the_segmenter_sees_each_character_a_bounded_number_of_times(
-    text: str, chunk: int | None
+    text: str, chunk: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The server splits text on its event loop: the work must grow with the new text,
     # never with the line it extends, and pysbd (superlinear) never sees a huge text.
     stream = SentenceStream("en")
     windows: list[int] = []
-    segment = stream._segmenter.segment
-    stream._segmenter.segment = lambda window: windows.append(len(window)) or segment(window)
+    segment = pysbd.Segmenter.segment
+
+    def counted(segmenter: pysbd.Segmenter, window: str) -> list[str]:
+        windows.append(len(window))
+        return segment(segmenter, window)
+
+    monkeypatch.setattr(pysbd.Segmenter, "segment", counted)
     size = chunk or len(text)
     pieces = [p for i in range(0, len(text), size) for p in stream.feed(text[i : i + size])]
     pieces += stream.finish()
