@@ -112,8 +112,9 @@ def test_the_teacher_takes_wanted_voices_first_then_the_servers_then_the_rest_an
     table = {v: 1.0 for v in ("af_heart", "jm_kumo", "jf_alpha", "bf_emma", "blend")}
     priors = VoicePriors(tmp_path, KINDS, styles(table))
     taught(priors, "bf_emma", 3.0)  # taught by an earlier teacher: skipped
-    priors._want("blend")  # a worker was asked for these before they were taught
-    priors._want("gone_voice")
+    for voice in ("blend", "gone_voice"):  # a worker was asked for these before they were taught
+        assert priors.estimate(voice, traits(100)) is None
+    assert sorted(priors.wanted()) == ["blend", "gone_voice"]
     order: list[str] = []
 
     def teach(engine, voice) -> int:  # type: ignore[no-untyped-def]
