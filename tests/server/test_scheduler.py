@@ -8,18 +8,23 @@ import gc
 import weakref
 from pathlib import Path
 
+from support.fake_worker import FakeWorker
+
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.protocol import WorkerConfig
+from wyoming_kokoro.protocol import Message, Preempt, WorkerConfig
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, Turns
 from wyoming_kokoro.settings import EngineSettings
 
 
-def _scheduler() -> Scheduler:
+def _scheduler(worker: FakeWorker) -> Scheduler:
+    """A running scheduler with the in-memory worker."""
     assets = Assets(Path("m.onnx"), Path("v.npz"), ("jm_kumo",), "test")
     config = WorkerConfig(assets, EngineSettings(threads=1))
     assert WorkerConfig.from_dict(config.to_dict()) == config  # what the worker receives
-    return Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
+    scheduler = Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0), worker)
+    scheduler.start()
+    return scheduler
 
 
 def _job(client: int, text: str) -> Job:
@@ -87,52 +92,69 @@ def test_a_client_with_too_much_unread_audio_waits() -> None:
     assert turns.next_job().client == 1
 
 
-class _StuckWorker:
-    """A worker whose sends never complete, on a future that nothing else holds."""
+class _StuckPreempts(FakeWorker):
+    """A worker that never takes a Preempt: its send waits on a future that nothing
+    else holds."""
 
-    pid = 1
+    async def send(self, message: Message) -> None:
+        if isinstance(message, Preempt):
+            self.sent.append(message)
+            await asyncio.get_running_loop().create_future()
+        await super().send(message)
 
-    async def send(self, message: object) -> None:
-        await asyncio.get_running_loop().create_future()
+
+async def _in_flight(scheduler: Scheduler, worker: FakeWorker, client: int) -> Job:
+    """A job of `client` whose call the worker is speaking (held: it goes on until
+    a Preempt reaches the worker)."""
+    worker.hold()
+    job = scheduler.submit(_job(client, "a long article piece"))
+    for _ in range(1_000):
+        if worker.running == job.id:
+            return job
+        await asyncio.sleep(0)
+    raise AssertionError("the call never started")
 
 
 def test_every_pending_preempt_is_kept_until_it_is_done() -> None:
     # asyncio holds tasks weakly: a pending preempt without a reference of ours
     # can be collected mid-send (and its Preempt never sent).
-    async def scenario() -> list[weakref.ref[asyncio.Task[None]]]:
-        scheduler = _scheduler()
-        scheduler._worker = _StuckWorker()  # type: ignore[assignment]
-        for client in (1, 2):  # each client's call in flight when it hangs up
-            scheduler._turns.in_flight = scheduler.submit(_job(client, "a long article piece"))
-            scheduler.cancel(client)
-        await asyncio.sleep(0)  # both preempts start, and wait in their send
-        mine = asyncio.current_task()
-        tasks = [weakref.ref(t) for t in asyncio.all_tasks() if t is not mine]
-        assert len(tasks) == 2
-        gc.collect()
-        return [task for task in tasks if task() is None]
+    async def scenario() -> list[bool]:
+        worker = _StuckPreempts()
+        scheduler = _scheduler(worker)
+        try:
+            job = await _in_flight(scheduler, worker, 1)
+            before = asyncio.all_tasks()
+            scheduler.cancel(1)  # its client hangs up mid-call
+            await asyncio.sleep(0)  # the preempt starts, and waits in its send
+            assert worker.calls(Preempt) == [Preempt(job.id)]
+            started = [weakref.ref(t) for t in asyncio.all_tasks() - before]
+            del before
+            assert len(started) == 1
+            gc.collect()
+            return [task() is None for task in started]
+        finally:
+            await scheduler.stop()
 
-    assert asyncio.run(scenario()) == []
+    assert asyncio.run(scenario()) == [False]
 
 
 def test_a_finished_preempt_is_let_go() -> None:
-    async def scenario() -> Scheduler:
-        scheduler = _scheduler()
-        sent: list[object] = []
+    async def scenario() -> list[bool]:
+        worker = FakeWorker()
+        scheduler = _scheduler(worker)
+        try:
+            job = await _in_flight(scheduler, worker, 1)
+            before = asyncio.all_tasks()
+            scheduler.cancel(1)
+            started = [weakref.ref(t) for t in asyncio.all_tasks() - before]
+            del before
+            assert len(started) == 1
+            for _ in range(3):
+                await asyncio.sleep(0)
+            assert worker.calls(Preempt) == [Preempt(job.id)]
+            gc.collect()
+            return [task() is None for task in started]
+        finally:
+            await scheduler.stop()
 
-        class Worker:
-            pid = 1
-
-            async def send(self, message: object) -> None:
-                sent.append(message)
-
-        scheduler._worker = Worker()  # type: ignore[assignment]
-        for client in (1, 2):
-            scheduler._turns.in_flight = scheduler.submit(_job(client, "a long article piece"))
-            scheduler.cancel(client)
-        for _ in range(3):
-            await asyncio.sleep(0)
-        assert [type(m).__name__ for m in sent] == ["Preempt", "Preempt"]
-        return scheduler
-
-    assert not asyncio.run(scenario())._preempts
+    assert asyncio.run(scenario()) == [True]
