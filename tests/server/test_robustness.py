@@ -6,11 +6,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.fake_worker import FakeWorker, heard
 from support.server_process import ServerProcess
 from support.wyoming_io import collect, run, synthesize
 from wyoming.client import AsyncClient
@@ -19,7 +22,7 @@ from wyoming.info import Describe
 from wyoming.tts import Synthesize
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.protocol import Audio, Preempt, WorkerConfig
+from wyoming_kokoro.protocol import Message, Preempt, WorkerConfig
 from wyoming_kokoro.server.memory import rss_mb
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import Job
@@ -453,67 +456,72 @@ def test_the_fuzzers_silent_chunks_stay_silent_in_any_order() -> None:
         assert pieces == [], combo
 
 
-class _Worker:
-    """Records what the scheduler sends; each call says a little audio."""
-
-    pid = 1
-
-    def __init__(self) -> None:
-        self.sent: list[object] = []
-
-    async def send(self, message: object) -> None:
-        self.sent.append(message)
-
-    async def receive(self) -> Audio:
-        return Audio(self.sent[-1].id, more=False, pcm=b"\0\0")  # type: ignore[attr-defined]
-
-
 async def _heard_one_utterance(scheduler: Scheduler, client: int) -> None:
     job = scheduler.submit(Job(client, "Earlier.", "af_heart", 1.0, "en-us", awaited=True))
-    await scheduler._call(job)
-    assert [pcm async for pcm in job.audio()] == [b"\0\0"]
+    assert heard(b"".join([pcm async for pcm in job.audio()])) == "Earlier."
 
 
-def _scheduler() -> tuple[Scheduler, _Worker]:
-    assets = Assets(Path("m.onnx"), Path("v.npz"), ("af_heart",), "test")
-    config = WorkerConfig(assets, EngineSettings(threads=1))
-    scheduler = Scheduler(config, SchedulerOptions(idle_timeout=0, min_free_mb=0))
-    worker = _Worker()
-    scheduler._worker = worker  # type: ignore[assignment]
-    return scheduler, worker
+async def _in_flight(scheduler: Scheduler, worker: FakeWorker, job: Job) -> Job:
+    """`job`, its call being spoken (held: it goes on until a Preempt reaches the worker)."""
+    worker.hold()
+    scheduler.submit(job)
+    for _ in range(1_000):
+        if worker.running == job.id:
+            return job
+        await asyncio.sleep(0)
+    raise AssertionError("the call never started")
+
+
+T = TypeVar("T")
+
+
+def _run(scenario: Callable[[Scheduler, FakeWorker], Awaitable[T]]) -> T:
+    """`scenario` with the real scheduler and the in-memory worker."""
+
+    async def main() -> T:
+        worker = FakeWorker()
+        assets = Assets(Path("m.onnx"), Path("v.npz"), ("af_heart",), "test")
+        config = WorkerConfig(assets, EngineSettings(threads=1))
+        options = SchedulerOptions(idle_timeout=0, min_free_mb=0)
+        scheduler = Scheduler(config, options, worker)
+        scheduler.start()
+        try:
+            return await asyncio.wait_for(scenario(scheduler, worker), 30)
+        finally:
+            await scheduler.stop()
+
+    return asyncio.run(main())
 
 
 def test_a_second_utterance_on_a_persistent_connection_waits_for_nobody() -> None:
     # Client 1 keeps its connection for a second utterance: its listener hears
     # nothing of it yet, so it preempts a call of client 2, who has audio in hand.
-    async def scenario() -> list[str]:
-        scheduler, worker = _scheduler()
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[int, list[Message]]:
         for client in (1, 2):
             await _heard_one_utterance(scheduler, client)
-        scheduler._turns.in_flight = scheduler.submit(
-            Job(2, "A long article.", "af_heart", 1.0, None)
-        )
+        article = Job(2, "A long article.", "af_heart", 1.0, None)
+        await _in_flight(scheduler, worker, article)
         worker.sent.clear()
         scheduler.submit(Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True))
         await asyncio.sleep(0)
-        return [type(m).__name__ for m in worker.sent]
+        return article.id, list(worker.sent)
 
-    assert asyncio.run(scenario()) == ["Preempt"]
+    article_id, sent = _run(scenario)
+    assert sent == [Preempt(article_id)]
 
 
 def test_a_second_utterance_on_a_persistent_connection_is_not_preempted() -> None:
     # ...and its first call is not stopped for a newcomer: both wait for first audio.
     # It only pauses after its window in progress (a soft Preempt), so that the
     # newcomer's first window comes before its second.
-    async def scenario() -> tuple[int, list[object]]:
-        scheduler, worker = _scheduler()
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[int, list[Message]]:
         await _heard_one_utterance(scheduler, 1)
-        job = scheduler.submit(Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True))
-        scheduler._turns.in_flight = job
+        job = Job(1, "Second utterance.", "af_heart", 1.0, None, awaited=True)
+        await _in_flight(scheduler, worker, job)
         worker.sent.clear()
         scheduler.submit(Job(3, "A newcomer.", "af_heart", 1.0, None, awaited=True))
         await asyncio.sleep(0)
         return job.id, list(worker.sent)
 
-    job_id, sent = asyncio.run(scenario())
+    job_id, sent = _run(scenario)
     assert sent == [Preempt(job_id, soft=True)]
