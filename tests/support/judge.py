@@ -104,9 +104,10 @@ class Judge:
             segments, _ = self._model.transcribe(
                 audio,
                 language=language,
-                # Greedy: what a path loses is judged against the model itself heard
-                # the same way, and a beam costs half as much again.
-                beam_size=1,
+                # English greedy: what a path loses is judged against the model itself
+                # heard the same way, and a beam costs half as much again. Greedy hears
+                # kanji homophones for the written word too often.
+                beam_size=1 if language == "en" else 5,
                 temperature=0,
                 condition_on_previous_text=False,
                 vad_filter=False,
