@@ -72,6 +72,7 @@ def shared(name: str, make: Callable[[Path], Path]) -> Path:
         if not done.is_file():
             shutil.rmtree(directory, ignore_errors=True)  # a half-made one, if any
             make(directory)
+            directory.mkdir(parents=True, exist_ok=True)
             done.touch()
     return directory
 

@@ -11,10 +11,23 @@ import os
 from pathlib import Path
 from typing import Any
 
-from support.run_cache import linked
+from support.run_cache import linked, shared
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis import cutting
 from wyoming_kokoro.synthesis.prior import VoicePriors
+
+# Whole sentences, as a worker's whole calls teach them (each decoded once).
+SENTENCES = (
+    "The washing machine has finished, and the dryer will be done in ten minutes.",
+    "Good morning! The weather today is sunny with a high of twenty four degrees.",
+    "Please remember to water the plants in the garden this evening.",
+)
+
+
+def taught_in_run(engine: Any) -> None:
+    """jm_kumo taught SENTENCES in the run's cache, three times each, once per run
+    (whichever test process asks first): workers started after decode in windows."""
+    shared("sentences-taught", lambda directory: teach(engine, SENTENCES, 3))
 
 
 def teach(engine: Any, texts: tuple[str, ...], times: int, voice: str = "jm_kumo") -> VoicePriors:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
-from support.taught import teach
+from support.taught import taught_in_run
 from support.worker_pipe import receive_one, running_worker, send
 
 from wyoming_kokoro.catalog.assets import resolve
@@ -21,11 +21,6 @@ LONG = (
     "and the door is locked."
 )
 BOUND = 40  # frames: 1 s, the shortest bound
-SENTENCES = (
-    "The washing machine has finished, and the dryer will be done in ten minutes.",
-    "Good morning! The weather today is sunny with a high of twenty four degrees.",
-    "Please remember to water the plants in the garden this evening.",
-)
 
 # Starts a real worker or loads the model: not in the fast tier (script/test --fast).
 pytestmark = pytest.mark.model
@@ -120,7 +115,7 @@ def test_a_worker_told_the_bound_sends_a_long_call_window_by_window(engine, list
     # Until jm_kumo has taught enough calls, they are decoded whole; once it has, they
     # come window by window. Taught in the cache before the worker starts, as three
     # whole calls of each sentence would teach it.
-    teach(engine, SENTENCES, 3)
+    taught_in_run(engine)
     with running_worker(max_decode_seconds=1.0) as worker:
         send(worker, Piece(1, LONG, "jm_kumo", 1.0, "en-us", False))
         windows = []

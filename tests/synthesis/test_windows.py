@@ -16,7 +16,7 @@ import numpy as np
 import onnx
 import pytest
 from support.audio_distance import log_mel_distance, log_mel_frames
-from support.taught import teach
+from support.taught import SENTENCES, taught_in_run
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
 from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
@@ -31,11 +31,6 @@ from wyoming_kokoro.synthesis.pacing import Clock, first_size
 from wyoming_kokoro.synthesis.prior import TRUSTED, VoicePriors
 from wyoming_kokoro.synthesis.runtime import create_session
 
-SENTENCES = (
-    "The washing machine has finished, and the dryer will be done in ten minutes.",
-    "Good morning! The weather today is sunny with a high of twenty four degrees.",
-    "Please remember to water the plants in the garden this evening.",
-)
 # One sentence long enough for several windows after the first.
 LONG = (
     "The living room lights are on, the heating is set to twenty one degrees, "
@@ -68,7 +63,7 @@ def taught(engine, cut) -> None:
     """jm_kumo taught in the run's cache (the session engine and workers started after
     read it there), as three whole calls of each sentence would teach it: windows
     decoded with the voice's statistics, not whole as an untaught voice's are."""
-    teach(engine, SENTENCES, 3)
+    taught_in_run(engine)
 
 
 def inputs(engine: Engine, text: str) -> dict[str, np.ndarray]:
@@ -137,15 +132,15 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
     # probe (the whole call's own statistics: 0.7 dB; naive windows 4.7 dB). No seams:
     # every window after the first is decoded with one set of statistics.
     distances, heard = [], []
-    for text in SENTENCES:
+    for text in SENTENCES[:2]:
         plan = cut.plan(inputs(engine, text))
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
         windowed = np.concatenate([audio for audio, _ in cut.windowed(plan)])
         distances.append(log_mel_distance(cut.whole(plan)[start:], windowed))
         heard.append((np.clip(windowed, -1, 1) * 32767).astype(np.int16))
     assert max(distances) < 6.0, distances
-    # Heard as one clip against the model's own three (one judge call, not three).
-    listener.check(SENTENCES, heard)
+    # Heard as one clip against the model's own (one judge call, not one each).
+    listener.check(SENTENCES[:2], heard)
 
 
 def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
@@ -208,15 +203,15 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     # samples of near-silence more).
     windows = [pcm for pcm, _ in engine.stream(call)]
     assert len(windows) >= 3
-    whole = engine.run(call)
+    whole = first[0][0]  # the call's whole decode, as above
     joined = np.concatenate(windows)
     assert len(joined) == len(whole)
     # Decoded with the call's own statistics, the windows are the whole decode.
     assert log_mel_distance(whole / 32768, joined / 32768) < 0.5
-    # The whole call above was learned too, and so is a short reply's: the statistics
-    # of short calls are not a sentence's, and they are predicted from their like.
+    # Windows teach nothing; a short reply's whole call does: the statistics of short
+    # calls are not a sentence's, and they are predicted from their like.
     engine.run(engine.plan("Hi.", voice)[0])
-    assert engine.priors.calls("jm_kumo") == TRUSTED + 2
+    assert engine.priors.calls("jm_kumo") == TRUSTED + 1
 
 
 def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine, taught) -> None:
