@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from support.judge import wer
 
 TEXT = "The garage door has been open for ten minutes."
 
@@ -156,26 +155,19 @@ def test_long_text_is_spoken_to_the_end(tmp_path: Path, listener) -> None:
 
 
 @pytest.mark.slow
-def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, recognizer, listener) -> None:
+def test_numbers_units_and_money_are_spoken_as_words(tmp_path: Path, listener) -> None:
+    # Heard as well as the model itself reading the words written out: espeak alone
+    # reads "21.5 °C", "km/h", "$3.99" and "VIII" otherwise (text/test_normalize.py).
     text = "It is 21.5 °C outside. The wind is at 12 km/h. It costs $3.99. Henry VIII was a king."
     expected = (
         "it is twenty one point five degrees celsius outside the wind is at twelve kilometers "
         "per hour it costs three dollars and ninety nine cents henry the eighth was a king"
     )
-    clips = {}
-    for mode in ("normalized", "raw"):
-        out = tmp_path / f"{mode}.wav"
-        flags = ["--no-normalize"] if mode == "raw" else []
-        result = say(text, "-o", str(out), "-q", *flags)
-        assert result.returncode == 0, result.stderr
-        clips[mode], _ = soundfile.read(out, dtype="int16")
-    # As well heard as the model itself reading the words written out (what the
-    # judge heard there is the normalized rate: one hearing, not two).
-    heard = listener.check(expected, clips["normalized"])
-    rates = {"normalized": wer(expected, heard)}
-    rates["raw"] = wer(expected, recognizer.transcribe(clips["raw"]))
-    # espeak alone reads them wrong (Whisper heard 0.10 normalized vs 0.26 raw here)
-    assert rates["normalized"] < rates["raw"] - 0.1, rates
+    out = tmp_path / "numbers.wav"
+    result = say(text, "-o", str(out), "-q")
+    assert result.returncode == 0, result.stderr
+    audio, _ = soundfile.read(out, dtype="int16")
+    listener.check(expected, audio)
 
 
 def test_download_offline_is_one_clear_error(tmp_path: Path) -> None:
