@@ -146,7 +146,7 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
 def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
     engine = Engine(assets, EngineSettings(threads=2))
     # Where the engine keeps what a frame costs here, read when it was made.
-    assert engine._pace is not None and engine._pace.parent == cutting.ready(assets.model)
+    assert engine.pace is not None and engine.pace.parent == cutting.ready(assets.model)
     voice = engine.voice("jm_kumo")
     calls = engine.plan(LONG, voice, awaited=True)
     assert calls[0].windowed and not any(c.windowed for c in calls[1:])
@@ -171,10 +171,10 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
     assert len(list(engine.stream(replace(later[0], in_hand=60.0)))) == 1
     # What its windows cost is left for the next worker (not in the cache here: other
     # tests' workers write there meanwhile).
-    engine._pace = tmp_path / "pace.json"
+    engine.pace = tmp_path / "pace.json"
     engine.keep_learned()
     successor = Clock()
-    successor.recall(engine._pace)
+    successor.recall(engine.pace)
     assert successor.per_frame() == engine.cut.clock.per_frame() is not None
 
 

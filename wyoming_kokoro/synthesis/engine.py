@@ -381,6 +381,16 @@ class Engine:
         self._priors = priors
 
     @property
+    def pace(self) -> Path | None:
+        """Where what a frame costs to decode here is kept (None without the cut model)."""
+        return self._pace
+
+    @pace.setter
+    def pace(self, path: Path | None) -> None:
+        """Keep what a frame costs in another file (a test's)."""
+        self._pace = path
+
+    @property
     def cut(self) -> CutModel | None:
         """The cut model that decodes in windows (None: calls are decoded whole)."""
         return self._cut
