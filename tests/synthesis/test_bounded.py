@@ -45,7 +45,7 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
     decoded: list[int] = []  # frames of each generator run, context included
     wholes: list[int] = []
     learned: list[dict[str, np.ndarray]] = []  # the statistics of each whole decode
-    fed_run, decode = split._fed_run, split.decode
+    fed_run, decode = split.fed_run, split.decode
 
     def counted_run(plan, statistics, a0, b0, tag=None):  # type: ignore[no-untyped-def]
         decoded.append(b0 - a0)
@@ -57,7 +57,7 @@ def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) ->
         learned.append(statistics)
         return audio, statistics
 
-    split._fed_run, split.decode = counted_run, counted_decode  # type: ignore[method-assign]
+    split.fed_run, split.decode = counted_run, counted_decode  # type: ignore[method-assign]
     # A voice that has taught nothing yet has no statistics to decode windows with:
     # the call is decoded whole (and teaches).
     whole = list(engine.stream(call))

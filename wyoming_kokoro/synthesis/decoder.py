@@ -266,10 +266,10 @@ class CutModel:
             spectrum = outputs[0][:1]
             if p1 != b0:
                 batch.append([(a0, b0)])
-                spectrum = self._fed_run(plan, statistics, a0, b0)
+                spectrum = self.fed_run(plan, statistics, a0, b0)
         else:
             batch = [[(a0, b0)]]
-            spectrum = self._fed_run(plan, statistics, a0, b0)
+            spectrum = self.fed_run(plan, statistics, a0, b0)
         audio = self._audio(spectrum, a0, (start, end))
         self.clock.timed(len(batch) * (b0 - a0), time.monotonic() - began, window=len(batch) == 1)
         yield audio, end >= frames
@@ -292,7 +292,7 @@ class CutModel:
             a0, b0 = max(0, a - w.context), min(frames, b + w.context)
             began = time.monotonic()
             try:
-                spectrum = self._fed_run(plan, statistics, a0, b0, tag)
+                spectrum = self.fed_run(plan, statistics, a0, b0, tag)
             except Interrupted:
                 spans.extendleft(reversed(list(_pieces([(a, b)], w.later))))
                 spectrum = None
@@ -303,7 +303,7 @@ class CutModel:
             self.clock.timed(b0 - a0, time.monotonic() - began)
             yield audio, b >= frames
 
-    def _fed_run(
+    def fed_run(
         self,
         plan: dict[str, np.ndarray],
         statistics: dict[str, np.ndarray],
@@ -311,6 +311,7 @@ class CutModel:
         b0: int,
         tag: object = None,
     ) -> Any:
+        """One generator run: the spectrum of frames `a0` to `b0` decoded with `statistics`."""
         features, source = self._slice(plan, a0, b0)
         feed = {FEATURES: features, SOURCE: source, STYLE_HALF: plan[STYLE_HALF]}
         fed = {**feed, FED: np.array(True), **statistics}
