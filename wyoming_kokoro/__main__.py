@@ -29,7 +29,8 @@ from wyoming_kokoro.settings import (
 )
 
 
-def _settings_from(params: dict[str, Any]) -> Settings:
+def settings_from(params: dict[str, Any]) -> Settings:
+    """The settings the command's flags give (click's params, by option name)."""
     zeroconf = params["zeroconf"]
     if zeroconf == "":  # flag given without a name
         zeroconf = f"kokoro-{socket.gethostname().split('.')[0]}"
@@ -58,7 +59,7 @@ def main(**params: Any) -> None:
     Each option can also be set in the environment as KOKORO_<OPTION>.
     More options (tuning, limits): --help-all. All explained: docs/options.md.
     """
-    configured = _settings_from(params)
+    configured = settings_from(params)
     logging.basicConfig(
         level=logging.DEBUG if configured.debug else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

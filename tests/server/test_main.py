@@ -33,7 +33,7 @@ def test_the_translated_settings() -> None:
         "cors_origin": ("http://a",),
         "max_text_chars": 100,
     }
-    settings = command._settings_from(params)
+    settings = command.settings_from(params)
     assert settings.discovery.name is not None and settings.discovery.name.startswith("kokoro-")
     assert settings.discovery.interfaces == ("10.0.0.1",)
     assert settings.discovery.address == "192.168.1.5"
