@@ -130,7 +130,7 @@ def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork:
             with pytest.raises(WorkerStartError, match="took too long"):
                 await starting
             # A fresh waiting parent may wait on (it is ready for the next burst).
-            fresh = worker._zygote.process.pid if isinstance(worker, ForkedWorker) else None
+            fresh = worker.parent_pid if isinstance(worker, ForkedWorker) else None
             alive = sorted(pid for pid in seen if pid != fresh and _alive(pid))
             await worker.close()
             return sorted(seen), alive

@@ -207,6 +207,11 @@ class ForkedWorker:
             self._pid, self._stale = None, True
         return self._pid
 
+    @property
+    def parent_pid(self) -> int | None:
+        """The waiting parent's pid while it runs."""
+        return self._zygote.process.pid if self._zygote.process and self._zygote.alive else None
+
     async def prepare(self) -> None:
         """Start the waiting parent (at server start, and after it was replaced)."""
         if not self._zygote.alive:
