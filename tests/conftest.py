@@ -316,7 +316,7 @@ def pytest_sessionfinish(session: Any) -> None:
 
     cache = getattr(session.config, "cache", None)
     if cache is not None:
-        j = ear._judge
+        j = ear.made_judge()
         figures = [j.busy_seconds, j.audio_seconds, j.calls] if j is not None else [0, 0, 0]
         cache.set(f"judge/cost/{_test_process()}", figures)
 

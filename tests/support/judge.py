@@ -165,6 +165,11 @@ def judge() -> Judge:
         return _judge
 
 
+def made_judge() -> Judge | None:
+    """The process's Judge if something has listened yet (None: Whisper never loaded)."""
+    return _judge
+
+
 def heard(pcm: bytes | np.ndarray, rate: int = 24000, language: str = "en") -> str:
     return judge().heard(pcm, rate, language)
 
