@@ -262,11 +262,15 @@ def test_model_broken_between_bursts_gives_clear_errors_then_recovers(tmp_path) 
             file.write(b"\xff" * 4096)
         reply = run(synthesize(srv.uri, SENTENCE))
         assert reply.errors and "corrupt" in reply.errors[0]
+        # Home Assistant shows the text: the file's name, not where the server keeps it.
+        assert model.name in reply.errors[0] and str(tmp_path) not in reply.errors[0]
         assert run(describe(srv.uri)).tts  # everybody else is still served
 
         model.unlink()
         missing = run(synthesize(srv.uri, SENTENCE))
         assert missing.errors and "cannot read" in missing.errors[0]
+        assert model.name in missing.errors[0] and str(tmp_path) not in missing.errors[0]
+        assert str(model) in "".join(srv.log)  # the operator still sees where
 
         shutil.copyfile(good, model)  # the cause is gone: the next burst works
         again = run(synthesize(srv.uri, SENTENCE))

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from wyoming_kokoro.server.http.encoders import encoded, finished
-from wyoming_kokoro.server.http.errors import without_paths
+from wyoming_kokoro.server.redact import without_paths
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.timeline import WordTime

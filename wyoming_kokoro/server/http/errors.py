@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -63,17 +62,6 @@ class ApiError(Exception):
         if self.close:
             response.force_close()
         return response
-
-
-# An absolute path (not the tail of a URL or of a relative one), spaces and all
-# when a later word goes on with a slash
-_PATH = re.compile(r"(?<![\w.~:/-])/[^\s'\":,]+(?: [^\s'\":,/]+/[^\s'\":,]*)*")
-
-
-def without_paths(text: str) -> str:
-    """`text` with each file-system path cut to its file name: a client is told
-    what failed, not where the server keeps its files (the log keeps those)."""
-    return _PATH.sub(lambda m: m.group().rstrip("/").rsplit("/", 1)[-1] or "/", text)
 
 
 @web.middleware

@@ -29,8 +29,9 @@ from wyoming_kokoro.server.http.encoders import (
     finished,
     make_encoder,
 )
-from wyoming_kokoro.server.http.errors import ApiError, without_paths
+from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
+from wyoming_kokoro.server.redact import without_paths
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing

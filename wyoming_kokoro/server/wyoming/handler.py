@@ -25,6 +25,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
+from wyoming_kokoro.server.redact import without_paths
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
@@ -96,7 +97,9 @@ class KokoroHandler:
         except ProtocolError as err:
             await self._fail(str(err), "bad-request")
         except SynthesisError as err:
-            await self._fail(str(err), "synthesis-failed")
+            # The log has the whole error (the scheduler's); the client, no paths.
+            _LOGGER.warning("Client %d: %s", self.client_id, err)
+            await self._fail(without_paths(str(err)), "synthesis-failed", log=False)
         except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
             _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
         except Exception:
