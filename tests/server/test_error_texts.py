@@ -12,6 +12,9 @@ import pytest
 from support.http_client import http_base, http_server
 from support.wyoming_io import run, synthesize
 
+# A real server, whose worker starts (to fail).
+pytestmark = pytest.mark.model
+
 BODY = {"model": "tts-1", "input": "Hello.", "voice": "jm_kumo", "response_format": "wav"}
 
 

@@ -161,7 +161,8 @@ class SpokenText:
         """The pieces of SSML's segments, each with its voicing, and the silences between.
 
         Touches no queue (it may run in a thread); `submit` queues the plan. A voice
-        change or a break ends the text before it, as a sentence end does.
+        change or a break ends the text before it, as a sentence end does. A document
+        with nothing to say is no speech, its breaks no silence: as empty text.
         """
         planned: Planned = []
         current: Voicing = (self._voice, self._speed, self._lang, self._volume)
@@ -181,6 +182,8 @@ class SpokenText:
             planned.append((current, stream.feed(segment.text, more=False)))
         self._stream = stream
         self._voice, self._speed, self._lang, self._volume = current
+        if not any(not isinstance(item, bytes) and item[1] for item in planned):
+            return []  # only breaks (or symbols): not seconds of silence for nothing
         return planned
 
     def submit(self, planned: Planned) -> None:
