@@ -223,10 +223,13 @@ def taught_cache():
 
 @pytest.fixture(scope="session")
 def engine():
+    from support.cores import THREADS
+
     from wyoming_kokoro.catalog.assets import resolve
+    from wyoming_kokoro.settings import EngineSettings
     from wyoming_kokoro.synthesis.engine import Engine
 
-    loaded = Engine(resolve(None, None, []))
+    loaded = Engine(resolve(None, None, []), EngineSettings(threads=THREADS))
     loaded.warm_up()
     return loaded
 
@@ -296,9 +299,12 @@ def _test_file(item: Any) -> str:
 
 
 def pytest_configure(config: Any) -> None:
-    """The run's own cache (tests/support/run_cache.py): tests teach the user's nothing."""
+    """The run's own cache (tests/support/run_cache.py): tests teach the user's nothing.
+    One onnxruntime thread for every synthesis (tests/support/cores.py)."""
+    from support.cores import one_thread_each
     from support.run_cache import use_run_cache
 
+    one_thread_each()
     config.stash[_RUN_CACHE] = use_run_cache()
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cores import THREADS
 
 from wyoming_kokoro.catalog.assets import AssetError, resolve
 from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready
@@ -83,7 +84,7 @@ def test_the_cut_alone_speaks_as_the_installed_model_does(
 
     found = resolve(None, None, [])
     assert found.cut_only
-    alone = Engine(found, EngineSettings(threads=2))
+    alone = Engine(found, EngineSettings(threads=THREADS))
     text = "The front door is locked."
     call = alone.plan(text, alone.voice("jm_kumo"))[0]
     # The whole decode through the parts is the installed model's, bit for bit.

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.cores import THREADS
 from support.server_process import ServerProcess, children
 from support.worker_log import calls_by_client, newcomer_turn
 from support.wyoming_io import collect, run, synthesize
@@ -140,7 +141,7 @@ def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, listener) ->
 
 
 def _config() -> WorkerConfig:
-    return WorkerConfig(resolve(None, None, []), EngineSettings(threads=2))
+    return WorkerConfig(resolve(None, None, []), EngineSettings(threads=THREADS))
 
 
 def test_a_failed_worker_start_fails_the_waiting_jobs_and_the_next_one_retries(

@@ -11,8 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from support.cores import THREADS
 from support.run_cache import linked, shared
 from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import cutting
 from wyoming_kokoro.synthesis.prior import VoicePriors
 
@@ -60,7 +62,7 @@ def taught_cache(target: Path, voice: str = "jm_kumo") -> Path:
     mine = linked(Path(os.environ["KOKORO_CACHE_DIR"]), target)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("KOKORO_CACHE_DIR", str(mine))
-        engine = Engine(resolve(None, None, []))
+        engine = Engine(resolve(None, None, []), EngineSettings(threads=THREADS))
         teaching.teach(engine, voice, sentences=(), replies=teaching.REPLIES[:8])
         assert engine.priors is not None and engine.priors.taught(voice)
     return mine

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from wyoming.event import read_event, write_event
 
+from support.cores import THREADS
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.protocol import (
     Audio,
@@ -61,7 +62,7 @@ def receive(proc: subprocess.Popen) -> Message | None:
 @contextlib.contextmanager
 def running_worker(lexicon: dict[str, str] | None = None, **settings) -> Iterator[subprocess.Popen]:
     """A real worker on the model from PyPI; `settings`: EngineSettings' fields."""
-    engine = EngineSettings(**{"threads": 2, **settings})
+    engine = EngineSettings(**{"threads": THREADS, **settings})
     config = WorkerConfig(resolve(None, None, []), engine, lexicon or {})
     proc = start_worker(config)
     try:

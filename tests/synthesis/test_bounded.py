@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
+from support.cores import THREADS
 from support.taught import taught_in_run
 from support.worker_pipe import receive_one, running_worker, send
 
@@ -34,7 +35,8 @@ def cut() -> None:
 
 
 def test_a_long_call_is_decoded_in_windows_no_longer_than_the_bound(tmp_path) -> None:
-    engine = Engine(resolve(None, None, []), EngineSettings(threads=2, max_decode_seconds=1.0))
+    settings = EngineSettings(threads=THREADS, max_decode_seconds=1.0)
+    engine = Engine(resolve(None, None, []), settings)
     split = engine.cut
     assert split is not None
     engine.priors = VoicePriors(tmp_path, split.kinds)

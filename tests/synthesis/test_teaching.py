@@ -7,6 +7,7 @@ import logging
 import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
+from support.cores import THREADS
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.settings import EngineSettings
@@ -23,7 +24,7 @@ def assets() -> Assets:
 @pytest.fixture(scope="module")
 def engine(assets) -> Engine:
     cutting.ready(assets.model) or cutting.build(assets, threads=2)
-    return Engine(assets, EngineSettings(threads=2))
+    return Engine(assets, EngineSettings(threads=THREADS))
 
 
 def test_every_text_is_one_call_of_the_length_it_teaches(engine) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 import onnx
 import pytest
 from support.audio_distance import log_mel_distance, log_mel_frames
+from support.cores import THREADS
 from support.taught import SENTENCES, taught_in_run
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
@@ -144,7 +145,7 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(engine, cut, listene
 
 
 def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_path) -> None:
-    engine = Engine(assets, EngineSettings(threads=2))
+    engine = Engine(assets, EngineSettings(threads=THREADS))
     # Where the engine keeps what a frame costs here, read when it was made.
     assert engine.pace is not None and engine.pace.parent == cutting.ready(assets.model)
     voice = engine.voice("jm_kumo")
@@ -181,7 +182,7 @@ def test_the_engine_speaks_a_listeners_first_call_in_windows(assets, cut, tmp_pa
 def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, tmp_path) -> None:
     # Taught the call's own statistics, the engine's windows are the whole decode: the
     # learned average, not probe rows (2-5 dB away), is what they were decoded with.
-    engine = Engine(assets, EngineSettings(threads=2))
+    engine = Engine(assets, EngineSettings(threads=THREADS))
     engine.priors = VoicePriors(tmp_path, engine.cut.kinds)
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]

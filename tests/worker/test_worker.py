@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from support.cores import THREADS
 from support.worker_pipe import LONG, receive, running_worker, send, speak, start_worker
 from wyoming.event import write_event
 
@@ -213,7 +214,7 @@ def test_a_badly_shaped_voice_fails_only_its_own_pieces(tmp_path) -> None:
     assets = type(embedded)(
         embedded.model, data / "voices.npz", tuple(voices), "test", embedded.embedded_model
     )
-    config = WorkerConfig(assets, EngineSettings(threads=2))
+    config = WorkerConfig(assets, EngineSettings(threads=THREADS))
     proc = start_worker(config)
     try:
         ready = receive(proc)
