@@ -28,8 +28,16 @@ SENTENCES = (
 
 def taught_in_run(engine: Any) -> None:
     """jm_kumo taught SENTENCES in the run's cache, three times each, once per run
-    (whichever test process asks first): workers started after decode in windows."""
-    shared("sentences-taught", lambda directory: teach(engine, SENTENCES, 3))
+    (whichever test process asks first): workers started after decode in windows.
+    Then frozen, as the model cut freezes the server's voice: the other test processes'
+    whole calls would otherwise go on teaching it, and a test decoding the same windows
+    twice could get other statistics the second time."""
+
+    def taught(directory: Path) -> Path:
+        teach(engine, SENTENCES, 3).mark_taught("jm_kumo")
+        return directory
+
+    shared("sentences-taught", taught)
 
 
 def teach(engine: Any, texts: tuple[str, ...], times: int, voice: str = "jm_kumo") -> VoicePriors:
