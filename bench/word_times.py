@@ -7,8 +7,10 @@ units; Japanese apart) are spoken with word times, decoded whole, in windows, at
 speed 1.5, after a lead silence, with a break between sentences and cut into several
 calls; faster-whisper (`word_timestamps=True`, the tests' Whisper base) transcribes
 the same audio, and where a word of ours and one of Whisper's begin on the same
-aligned letter their starts are compared. As a second, independent reference, the
-words that follow a silence are compared with the sound's onset in the waveform.
+aligned letter their starts are compared. As independent references from the
+waveform itself: the words that follow a silence against the sound's onset, and,
+inside running speech, the words that begin with a voiceless fricative (s, f, sh)
+after a voiced sound against the edge where the energy above 4 kHz rises.
 Windows against the whole decode: the same words' times. Cost: the first audio and
 the whole piece with and without word times, interleaved in the same run (ratios).
 Run it on a quiet machine: it says the load it saw.
@@ -111,26 +113,74 @@ def _letters(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
 
 
+def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict[int, float]:
+    """Whisper's start for each word of ours (by index) that begins on the same
+    aligned letter as a word of Whisper's."""
+
+    def flat(words: Sequence[tuple[str, float | None]]) -> tuple[str, dict[int, int]]:
+        text, firsts = "", {}
+        for index, (word, start) in enumerate(words):
+            letters = _letters(word)
+            if letters and start is not None:
+                firsts[len(text)] = index
+            text += letters
+        return text, firsts
+
+    a, a_words = flat([(w.word, w.start) for w in ours])
+    b, b_words = flat(theirs)
+    out = {}
+    for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
+        for k in range(size):
+            if i + k in a_words and j + k in b_words:
+                out[a_words[i + k]] = theirs[b_words[j + k]][1]
+    return out
+
+
 def starts_compared(ours: list[WordTime], theirs: list[tuple[str, float]]) -> list[float]:
     """Start difference (ours less Whisper's) for every word of ours that begins on the
     same aligned letter as a word of Whisper's."""
+    pairs = paired_starts(ours, theirs)
+    return [mine - start for i, start in pairs.items() if (mine := ours[i].start) is not None]
 
-    def flat(words: Sequence[tuple[str, float | None]]) -> tuple[str, dict[int, float]]:
-        text, starts = "", {}
-        for word, start in words:
-            letters = _letters(word)
-            if letters and start is not None:
-                starts[len(text)] = start
-            text += letters
-        return text, starts
 
-    a, a_starts = flat([(w.word, w.start) for w in ours])
-    b, b_starts = flat(theirs)
+# Inside running speech the waveform shows a word's start where the word begins with
+# a voiceless fricative after a voiced sound: the share of energy above 4 kHz jumps
+# there. Words after another fricative or a stop-fricative ending are left out (no edge).
+_FRICATIVE_START = ("s", "f", "sh")
+_FRICATIVE_END = ("s", "z", "x", "f", "sh", "ch", "th", "ce", "se", "ze", "ge", "ts")
+
+
+def fricative_onsets(
+    ours: list[WordTime], theirs: list[tuple[str, float]], audio: np.ndarray
+) -> list[tuple[float, float]]:
+    """(ours less the edge, Whisper's less the edge) for the words that begin with a
+    voiceless fricative after a voiced sound: the edge is where the share of energy
+    above 4 kHz rises fastest, within 200 ms of both starts."""
+    hop, size = RATE // 400, RATE // 100  # 2.5 ms steps, 10 ms frames
+    signal = audio.astype(np.float32) / 32768
+    count = (len(signal) - size) // hop
+    frames = np.lib.stride_tricks.sliding_window_view(signal, size)[::hop][:count]
+    spectrum = np.abs(np.fft.rfft(frames * np.hanning(size), axis=1)) ** 2
+    freqs = np.fft.rfftfreq(size, 1 / RATE)
+    high = spectrum[:, freqs >= 4000].sum(axis=1) + 1e-10
+    share = 10 * np.log10(high / (spectrum.sum(axis=1) + 1e-10))
+    share = np.convolve(share, np.ones(3) / 3, mode="same")
+    rise = np.diff(share, prepend=share[0])
+    pairs = paired_starts(ours, theirs)
     out = []
-    for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-        for k in range(size):
-            if i + k in a_starts and j + k in b_starts:
-                out.append(a_starts[i + k] - b_starts[j + k])
+    for i, whisper in pairs.items():
+        word, start = ours[i], ours[i].start
+        before = _letters(ours[i - 1].word) if i else ""
+        if start is None or not before or not _letters(word.word).startswith(_FRICATIVE_START):
+            continue
+        if before.endswith(_FRICATIVE_END) or not before[-1].isalpha():
+            continue
+        lo = max(0, int((min(start, whisper) - 0.2) * RATE) // hop)
+        hi = min(count, int((max(start, whisper) + 0.2) * RATE) // hop)
+        if hi - lo < 8:
+            continue
+        edge = (lo + int(np.argmax(rise[lo:hi]))) * hop + size // 2
+        out.append((start - edge / RATE, whisper - edge / RATE))
     return out
 
 
@@ -160,6 +210,7 @@ def accuracy(
     diffs: list[float] = []
     onsets: list[float] = []
     whisper_onsets: list[float] = []
+    fricatives: list[tuple[float, float]] = []
     words = unmatched = 0
     for text in texts:
         audio, ours = spoken(engine, text, voice, lang, **how)
@@ -168,6 +219,7 @@ def accuracy(
         heard = ear.word_starts(audio, RATE, lang.split("-")[0])
         diffs += starts_compared(ours, heard)
         onsets += onsets_compared(ours, audio)
+        fricatives += fricative_onsets(ours, heard, audio)
         # Whisper against the same onsets: which of the two references is off.
         theirs = [WordTime(word, start, start) for word, start in heard]
         whisper_onsets += onsets_compared(theirs, audio)
@@ -187,7 +239,16 @@ def accuracy(
         "whisper_onset_signed": (
             float(np.median(whisper_onsets)) * 1000 if whisper_onsets else float("nan")
         ),
+        "fricatives": len(fricatives),
+        "fricative_ours": _median_ms([a for a, _ in fricatives]),
+        "fricative_ours_abs": _median_ms([abs(a) for a, _ in fricatives]),
+        "fricative_whisper": _median_ms([b for _, b in fricatives]),
+        "fricative_whisper_abs": _median_ms([abs(b) for _, b in fricatives]),
     }
+
+
+def _median_ms(values: list[float]) -> float:
+    return float(np.median(values)) * 1000 if values else float("nan")
 
 
 def windows_against_whole(engine: Engine, texts: tuple[str, ...]) -> tuple[int, float]:
@@ -258,8 +319,10 @@ def main() -> None:
         for name, how in (CONDITIONS[:2] if args.quick else CONDITIONS)
     ]
     rows.append(("Japanese, decoded whole", JAPANESE, VOICE_JA, "ja", {}))
+    inside = []
     for name, texts, voice, lang, how in rows:
         r = accuracy(engine, ear, texts, voice, lang, **how)
+        inside.append((name, r))
         print(
             f"| {name} | {r['words']} | {r['unmatched']} | {r['compared']} "
             f"| {r['median']:.0f} ms | {r['p90']:.0f} ms | {r['signed']:+.0f} ms "
@@ -267,6 +330,22 @@ def main() -> None:
             f"| {r['onset_signed']:+.0f} ms "
             f"| {r['whisper_onset_signed']:+.0f} ms ({r['whisper_onsets']}) |"
         )
+    print(
+        "\n#### S1b. Inside running speech: the edge of a voiceless fricative that begins "
+        "a word after a voiced sound\n"
+    )
+    print(
+        "| text, decode | words | ours − edge, median | |ours − edge|, median "
+        "| Whisper − edge, median | |Whisper − edge|, median |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, r in inside:
+        if r["fricatives"]:
+            print(
+                f"| {name} | {r['fricatives']} | {r['fricative_ours']:+.0f} ms "
+                f"| {r['fricative_ours_abs']:.0f} ms | {r['fricative_whisper']:+.0f} ms "
+                f"| {r['fricative_whisper_abs']:.0f} ms |"
+            )
     count, frames = windows_against_whole(engine, english)
     print(
         f"\nWindows against the whole decode: {count} words, largest difference "
