@@ -16,6 +16,9 @@ class Span:
     last: int | None
     matched: bool = True
     goes_on: bool = False  # the word's next tokens open the next call
+    # Said straight after the word before (a space alone between them): the model makes
+    # the word's first sound (a stop's closure, a fricative's noise) in that space's frames.
+    run_on: bool = False
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 The cut model's plan gives every token its length in frames (25 ms, at the call's
 speed) before any audio is decoded, windows or not. A call's words (`Span`: which
 of its tokens each written word covers, from `text/words.py`) then have their times
-from the start of the call's audio: the frames before their first token, less what
-the trim took off the call's start.
+from the start of the call's audio: the frames before their first token (or before
+the space that runs it on from the word before), less what the trim took off the
+call's start.
 """
 
 from __future__ import annotations
@@ -80,8 +81,10 @@ def _by_call(stretches: list[Stretch], letters: list[str]) -> list[list[Span]]:
         inside = [i for i, (a, b) in enumerate(bounds) if a <= s.last and s.first <= b]
         for n, i in enumerate(inside):
             a, b = bounds[i]
+            first, text = max(s.first, a) - a, letters[i]
+            run_on = n == 0 and first >= 2 and text[first - 1] == " " and text[first - 2].isalpha()
             out[i].append(
-                Span(s.word, max(s.first, a) - a, min(s.last, b) - a, True, n < len(inside) - 1)
+                Span(s.word, first, min(s.last, b) - a, True, n < len(inside) - 1, run_on)
             )
         at = inside[-1] if inside else at
     return out
@@ -136,7 +139,8 @@ class CallClock:
             if s.first is None or s.last is None:
                 out.append(WordTime(s.word, None, None, s.matched, s.goes_on))
                 continue
-            start, end = second(int(edges[s.first + 1])), second(int(edges[s.last + 2]))
+            begins = int(edges[s.first] if s.run_on else edges[s.first + 1])  # see Span.run_on
+            start, end = second(begins), second(int(edges[s.last + 2]))
             out.append(WordTime(s.word, start, end, True, s.goes_on))
         return out
 
