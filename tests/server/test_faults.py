@@ -18,7 +18,7 @@ from support.wyoming_io import run, synthesize
 from wyoming.event import write_event
 from wyoming.tts import Synthesize
 
-from wyoming_kokoro.server.worker_handle import _alive
+from wyoming_kokoro.server.worker_handle import process_alive
 
 SENTENCE = "The garage door has been open for ten minutes."
 
@@ -133,9 +133,9 @@ def test_a_worker_hanging_in_its_load_ends_with_its_killed_server(
                 seen = _descendants(srv.pid)
                 srv.stop(signal.SIGKILL)
             deadline = time.monotonic() + 20
-            while any(_alive(pid) for pid in seen) and time.monotonic() < deadline:
+            while any(process_alive(pid) for pid in seen) and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert [pid for pid in seen if _alive(pid)] == [], "".join(srv.log)
+            assert [pid for pid in seen if process_alive(pid)] == [], "".join(srv.log)
     finally:
         for pid in seen:  # whatever the outcome, leave nothing for the next tests
             with contextlib.suppress(OSError):

@@ -105,7 +105,7 @@ def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork:
         ForkedWorker,
         SpawnedWorker,
         WorkerStartError,
-        _alive,
+        process_alive,
     )
     from wyoming_kokoro.settings import EngineSettings
 
@@ -131,7 +131,7 @@ def test_a_worker_hanging_while_loading_leaves_nothing_behind(tmp_path, prefork:
                 await starting
             # A fresh waiting parent may wait on (it is ready for the next burst).
             fresh = worker.parent_pid if isinstance(worker, ForkedWorker) else None
-            alive = sorted(pid for pid in seen if pid != fresh and _alive(pid))
+            alive = sorted(pid for pid in seen if pid != fresh and process_alive(pid))
             await worker.close()
             return sorted(seen), alive
         finally:

@@ -296,8 +296,8 @@ def test_a_new_cut_replaces_the_older_one_and_keeps_what_it_learned(tmp_path) ->
         (entry / graph.GENERATOR).write_bytes(b"part")
     partial = tmp_path / ".partial"
     partial.mkdir()
-    cutting._adopt(partial, target)
-    cutting._retire(target)
+    cutting.adopt_learned(partial, target)
+    cutting.remove_superseded(target)
     assert not older.exists() and not oldest.exists()
     assert (partial / "priors" / "jm_kumo.npz").read_bytes() == b"learned"
     assert (other_runtime / graph.GENERATOR).exists()  # maybe another installation's

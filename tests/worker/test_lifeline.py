@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from support.server_process import children
 
-from wyoming_kokoro.server.worker_handle import _alive
+from wyoming_kokoro.server.worker_handle import process_alive
 
 # Real workers and the model cut: not in the fast tier (script/test --fast).
 pytestmark = [
@@ -39,9 +39,9 @@ asyncio.run(main())
 
 def _wait_gone(pids: list[int], timeout: float) -> list[int]:
     deadline = time.monotonic() + timeout
-    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+    while any(process_alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return [pid for pid in pids if _alive(pid)]
+    return [pid for pid in pids if process_alive(pid)]
 
 
 def test_the_model_cut_ends_with_its_killed_server_and_cleans_up(tmp_path: Path) -> None:
@@ -59,7 +59,7 @@ def test_the_model_cut_ends_with_its_killed_server_and_cleans_up(tmp_path: Path)
         assert cut, "the cut never started"
         # Well under way: the parts are being written (the whole cut takes far longer).
         while not list(cache.glob(".split*.part")) and time.monotonic() < deadline:
-            assert _alive(cut[0]), "the cut ended early"
+            assert process_alive(cut[0]), "the cut ended early"
             time.sleep(0.05)
         server.kill()
         server.wait(20)

@@ -170,7 +170,7 @@ def test_the_setup_is_read_as_wyoming_frames_it() -> None:
 
     from wyoming.event import Event
 
-    from wyoming_kokoro.worker.loop import _read_setup
+    from wyoming_kokoro.worker.loop import read_setup
 
     setup = Setup({"threads": 2, "lexicon": {"HA": "home assistant"}}, warm_up=True)
     buffer = io.BytesIO()
@@ -178,10 +178,10 @@ def test_the_setup_is_read_as_wyoming_frames_it() -> None:
     write_event(Event("setup", {"config": {}}, payload=b"\0" * 10), buffer)
     write_event(Event("stop", {}), buffer)
     buffer.seek(0)
-    assert _read_setup(buffer) == setup
-    assert _read_setup(buffer) == Setup({})  # a payload is skipped whole
-    assert _read_setup(buffer) is None  # not a Setup
-    assert _read_setup(buffer) is None  # end of input
+    assert read_setup(buffer) == setup
+    assert read_setup(buffer) == Setup({})  # a payload is skipped whole
+    assert read_setup(buffer) is None  # not a Setup
+    assert read_setup(buffer) is None  # end of input
 
 
 def test_a_worker_given_no_setup_exits_with_an_error() -> None:

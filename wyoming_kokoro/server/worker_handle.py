@@ -136,7 +136,7 @@ async def _start(pipe: _Pipe, setup: Setup, timeout: float) -> Ready:
     return reply
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     """Running (a zombie left by a killed parent does not count)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
@@ -203,7 +203,7 @@ class ForkedWorker:
     @property
     def pid(self) -> int | None:
         """The forked worker's pid while it lives."""
-        if self._pid is not None and not (self._zygote.alive and _alive(self._pid)):
+        if self._pid is not None and not (self._zygote.alive and process_alive(self._pid)):
             self._pid, self._stale = None, True
         return self._pid
 

@@ -41,7 +41,7 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
     shutil.rmtree(partial, ignore_errors=True)
     try:
         _cut_and_check(assets, partial, threads)
-        _adopt(partial, target)
+        adopt_learned(partial, target)
         if teach is not None:
             _teach(assets, partial, teach, threads)
         (partial / VERIFIED).write_text(f"{SAMPLES} samples bit-identical\n")
@@ -49,7 +49,7 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
             os.rename(partial, target)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
-    _retire(target)
+    remove_superseded(target)
     _LOGGER.info("Cut the model for decoding in windows: %s", target)
     return target
 
@@ -77,7 +77,7 @@ def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
     )
 
 
-def _adopt(partial: Path, target: Path) -> None:
+def adopt_learned(partial: Path, target: Path) -> None:
     """What the voices taught the entries this one replaces, moved into it (the
     generator's fed values keep their names across layouts; a file that does not
     match is relearned by `prior.py`)."""
@@ -103,7 +103,7 @@ def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
         _LOGGER.warning("Could not teach %s: %s", voice, err)
 
 
-def _retire(target: Path) -> None:
+def remove_superseded(target: Path) -> None:
     """Remove the entries this one replaces (what they learned was adopted)."""
     for old in superseded(target):
         shutil.rmtree(old, ignore_errors=True)

@@ -171,7 +171,7 @@ class _Worker:
         return self._voiced.level(self._voicings[job_id], audio).tobytes()
 
 
-def _read_setup(stdin: BinaryIO) -> Setup | None:
+def read_setup(stdin: BinaryIO) -> Setup | None:
     """The first message, read without the wyoming library (the model load should not
     wait for its import): a JSON header line, then its JSON data."""
     line = stdin.readline()
@@ -190,7 +190,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     """Read the set-up (unless given), load the engine, answer messages until Stop or EOF."""
     if setup is None:
         try:
-            setup = _read_setup(stdin)
+            setup = read_setup(stdin)
         except (ValueError, TypeError) as err:  # not JSON, or not a Setup's fields
             _LOGGER.error("Bad setup message: %s", err)
             return 2
