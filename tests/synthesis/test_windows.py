@@ -369,7 +369,7 @@ def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine
 
         def newcomer() -> None:
             deadline = time.monotonic() + 30
-            while split.window_switch._running != "stopped":  # a later window runs
+            while split.window_switch.current_tag != "stopped":  # a later window runs
                 if time.monotonic() > deadline:
                     return
                 time.sleep(0.001)
@@ -390,7 +390,7 @@ def test_a_window_in_progress_is_stopped_for_a_newcomer_and_decoded_again(engine
     finally:
         split.windows = kept
     assert paused == 1 and stopped_running == [True]
-    assert split.window_switch._pending is None  # no stop left for the next call
+    assert split.window_switch.pending_tag is None  # no stop left for the next call
     # Windows of `later` frames: the stopped one is decoded again as it was.
     assert np.array_equal(np.concatenate(heard), np.concatenate(uninterrupted))
 

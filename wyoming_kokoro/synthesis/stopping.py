@@ -30,6 +30,16 @@ class StopSwitch:
         self._pending: object = None  # stopped before its run began
         self._stopped = False
 
+    @property
+    def current_tag(self) -> object:
+        """The tag of the call whose run is in progress, or None."""
+        return self._running
+
+    @property
+    def pending_tag(self) -> object:
+        """The tag of a call stopped before its run began, or None."""
+        return self._pending
+
     @contextmanager
     def running(self, tag: object) -> Iterator[Any]:
         """The run options for the call `tag` (`Interrupted` if it was stopped)."""
