@@ -51,6 +51,17 @@ def server() -> Iterator[ServerProcess]:
         yield running
 
 
+def settled(server: ServerProcess) -> int:
+    """Where this test's log lines begin: the server logs a refusal before it
+    answers, but its log reaches the test on another thread, so an earlier test's
+    line can arrive late. A refusal with a fresh name marks the end of those."""
+    marker = f"settle-{time.monotonic_ns()}"
+    code, _, _ = request(http_base(server), "GET", f"/static/{marker}")
+    assert code == 404
+    assert server.wait_for(lambda: any(marker in line for line in server.log), 5)
+    return next(i for i, line in enumerate(server.log) if marker in line) + 1
+
+
 def speak(server, body: bytes | dict, key: str | None = KEY, **headers: str):
     auth = {"Authorization": f"Bearer {key}"} if key else {}
     return request(
@@ -127,7 +138,7 @@ MALFORMED = {
 @pytest.mark.parametrize("body", MALFORMED.values(), ids=MALFORMED.keys())
 def test_malformed_json_is_a_400_with_one_log_line(server, body) -> None:
     """Valid JSON (or nearly) that the checks missed: a 500 and a traceback before."""
-    start = len(server.log)
+    start = settled(server)
     code, headers, reply = speak(server, body)
     assert code == 400, reply
     assert headers["content-type"].startswith("application/json")
