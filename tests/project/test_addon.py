@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support.run_cache import unlearned
 from support.server_process import ServerProcess
 
 import wyoming_kokoro
@@ -796,7 +797,7 @@ def test_healthcheck_fails_without_a_server() -> None:
 
 
 def test_healthcheck_against_the_real_server(tmp_path: Path) -> None:
-    with ServerProcess(env={"KOKORO_CACHE_DIR": str(tmp_path)}) as server:
+    with ServerProcess(env={"KOKORO_CACHE_DIR": str(unlearned(tmp_path))}) as server:
         uri = server.uri
         result = healthcheck(uri)
         assert result.returncode == 0, result.stderr
@@ -829,7 +830,7 @@ def test_the_addon_command_line_starts_the_real_server(tmp_path: Path) -> None:
     args[args.index("--uri") + 1] = "tcp://127.0.0.1:0"
     args[args.index("--http") + 1] = "tcp://127.0.0.1:0"
     args[args.index("/share/kokoro")] = str(share)
-    env = {**launched["env"], "KOKORO_CACHE_DIR": str(tmp_path)}
+    env = {**launched["env"], "KOKORO_CACHE_DIR": str(unlearned(tmp_path / "cache"))}
     # The add-on's --uri comes after the harness's own and wins, as click keeps the last.
     with ServerProcess(*args, env=env) as server:
         result = healthcheck(server.uri)

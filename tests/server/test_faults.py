@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support.privileges import can_mount_privately
+from support.run_cache import unlearned
 from support.server_process import ServerProcess, children
 from support.wyoming_io import run, synthesize
 from wyoming.event import write_event
@@ -59,8 +60,7 @@ def test_read_only_data_and_cache_dirs_still_speak(tmp_path: Path, listener) -> 
 def test_no_writable_temporary_directory_still_speaks(tmp_path: Path, listener) -> None:
     # A locked-down add-on: read-only root, no tmpfs on /tmp. espeak's loader copies
     # its library into a temporary directory; the worker falls back to the cache.
-    cache, home = tmp_path / "cache", tmp_path / "home"
-    cache.mkdir()
+    cache, home = unlearned(tmp_path / "cache"), tmp_path / "home"
     home.mkdir()
     mounts = " && ".join(
         f"mount --bind {d} {d} && mount -o remount,bind,ro {d}"

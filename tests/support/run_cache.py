@@ -61,6 +61,12 @@ def linked(source: Path, target: Path) -> Path:
     return target
 
 
+def unlearned(target: Path) -> Path:
+    """`target` made a cache like the run's, with nothing learned: a server there
+    finds the cut model (it is not cut again beside the test) and knows no voice."""
+    return linked(Path(os.environ[ENV]), target)
+
+
 def shared(name: str, make: Callable[[Path], Path]) -> Path:
     """`make(directory)` run once per test run, whichever test process asks first
     (xdist's processes share the run's cache); the others wait and take its result."""

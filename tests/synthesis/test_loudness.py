@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pyloudnorm
 import pytest
+from support.run_cache import unlearned
 from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
 
@@ -78,7 +79,8 @@ def test_a_blend_is_the_weighted_mean_of_its_parts() -> None:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):
-    cache = tmp_path_factory.mktemp("cache")
+    # Nothing learned: every voice's loudness is measured afresh.
+    cache = unlearned(tmp_path_factory.mktemp("cache"))
     with ServerProcess("--http", "tcp://127.0.0.1:0", env={"KOKORO_CACHE_DIR": str(cache)}) as s:
         yield s
 
