@@ -188,14 +188,13 @@ def test_a_voice_that_has_spoken_is_windowed_with_what_its_calls_taught(assets, 
     call = engine.plan(LONG, voice, awaited=True)[0]
     # Before it has statistics, a listener's first call is decoded whole (and teaches):
     # the voice as itself, the same on every request.
+    # One piece that taught a call: decoded whole (windows teach nothing).
     first = list(engine.stream(call))
     assert len(first) == 1 and engine.priors.calls("jm_kumo") == 1
     assert engine.priors.wanted() == ["jm_kumo"]  # noted for the teacher
-    assert np.array_equal(first[0][0], engine.run(call))  # decoded whole: learned
-    assert engine.priors.calls("jm_kumo") == 2
     plan = engine.cut.plan(engine.inputs(call))
     statistics, traits = engine.cut.statistics(plan), engine.cut.traits(plan)
-    for _ in range(TRUSTED - 2):  # the same call's: decoded once
+    for _ in range(TRUSTED - 1):  # the same call's: decoded once
         engine.priors.learn("jm_kumo", statistics, traits)
     # Paced by this machine's clock: wherever the first window ends, the trim's steps
     # are counted from the call's start, so the call begins and ends where its whole
