@@ -58,6 +58,13 @@ ENGLISH = (
     "A 750 ml bottle of water costs €1.20 at the station kiosk.",
     "The garage door has been open for 3 hours and 20 minutes.",
     "Rain is expected between 2 and 5 pm, with 8 mm in total.",
+    # Words that begin with s, f or sh after a vowel or a voiced consonant (S1b).
+    "Lower the blinds at 7 so the sun stays off the sofa.",
+    "The fridge holds 4 degrees, so the food stays fresh for five days.",
+    "Mia will feed the fish at 8 and show the salad to Sam.",
+    "Call Fiona at 5 and say the sale ends on the seventh.",
+    "The hall fan runs at speed 3 on sunny summer afternoons.",
+    "Open the window for 10 minutes, then shut it before supper.",
 )
 JAPANESE = (
     "明日の午前7時30分に東京駅で会いましょう。",
@@ -136,6 +143,26 @@ def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict
     return out
 
 
+def after_pause(ours: list[WordTime], index: int) -> bool:
+    """Whether our word `index` follows a pause (or opens the audio) rather than
+    running on from the word before."""
+    start = ours[index].start
+    before = next((w.end for w in reversed(ours[:index]) if w.end is not None), None)
+    return start is None or before is None or start - before > 0.05
+
+
+def starts_by_place(
+    ours: list[WordTime], theirs: list[tuple[str, float]]
+) -> tuple[list[float], list[float]]:
+    """`starts_compared` split: the words inside running speech, those after a pause."""
+    running: list[float] = []
+    paused: list[float] = []
+    for i, start in paired_starts(ours, theirs).items():
+        if (mine := ours[i].start) is not None:
+            (paused if after_pause(ours, i) else running).append(mine - start)
+    return running, paused
+
+
 def starts_compared(ours: list[WordTime], theirs: list[tuple[str, float]]) -> list[float]:
     """Start difference (ours less Whisper's) for every word of ours that begins on the
     same aligned letter as a word of Whisper's."""
@@ -211,6 +238,8 @@ def accuracy(
     onsets: list[float] = []
     whisper_onsets: list[float] = []
     fricatives: list[tuple[float, float]] = []
+    running: list[float] = []
+    paused: list[float] = []
     words = unmatched = 0
     for text in texts:
         audio, ours = spoken(engine, text, voice, lang, **how)
@@ -218,6 +247,9 @@ def accuracy(
         unmatched += sum(not w.matched for w in ours)
         heard = ear.word_starts(audio, RATE, lang.split("-")[0])
         diffs += starts_compared(ours, heard)
+        inside_speech, after_quiet = starts_by_place(ours, heard)
+        running += inside_speech
+        paused += after_quiet
         onsets += onsets_compared(ours, audio)
         fricatives += fricative_onsets(ours, heard, audio)
         # Whisper against the same onsets: which of the two references is off.
@@ -239,6 +271,14 @@ def accuracy(
         "whisper_onset_signed": (
             float(np.median(whisper_onsets)) * 1000 if whisper_onsets else float("nan")
         ),
+        "running": len(running),
+        "running_median": _median_ms([abs(d) for d in running]),
+        "running_p90": _p90_ms(running),
+        "running_signed": _median_ms(running),
+        "paused": len(paused),
+        "paused_median": _median_ms([abs(d) for d in paused]),
+        "paused_p90": _p90_ms(paused),
+        "paused_signed": _median_ms(paused),
         "fricatives": len(fricatives),
         "fricative_ours": _median_ms([a for a, _ in fricatives]),
         "fricative_ours_abs": _median_ms([abs(a) for a, _ in fricatives]),
@@ -249,6 +289,10 @@ def accuracy(
 
 def _median_ms(values: list[float]) -> float:
     return float(np.median(values)) * 1000 if values else float("nan")
+
+
+def _p90_ms(values: list[float]) -> float:
+    return float(np.percentile(np.abs(values), 90)) * 1000 if values else float("nan")
 
 
 def windows_against_whole(engine: Engine, texts: tuple[str, ...]) -> tuple[int, float]:
@@ -329,6 +373,22 @@ def main() -> None:
             f"| {r['onsets']} | {r['onset_median']:.0f} ms | {r['onset_p90']:.0f} ms "
             f"| {r['onset_signed']:+.0f} ms "
             f"| {r['whisper_onset_signed']:+.0f} ms ({r['whisper_onsets']}) |"
+        )
+    print(
+        "\n#### S1a. Against Whisper by where the word stands: run on from the word "
+        "before, or after a pause (or first)\n"
+    )
+    print(
+        "| text, decode | running on: compared | median | p90 | ours − Whisper, median "
+        "| after a pause: compared | median | p90 | ours − Whisper, median |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, r in inside:
+        print(
+            f"| {name} | {r['running']} | {r['running_median']:.0f} ms "
+            f"| {r['running_p90']:.0f} ms | {r['running_signed']:+.0f} ms "
+            f"| {r['paused']} | {r['paused_median']:.0f} ms | {r['paused_p90']:.0f} ms "
+            f"| {r['paused_signed']:+.0f} ms |"
         )
     print(
         "\n#### S1b. Inside running speech: the edge of a voiceless fricative that begins "
