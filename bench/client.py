@@ -65,6 +65,7 @@ async def request(
     started: asyncio.Event | None = None,
     chunk_chars: int = 7,
     chunk_every: float = 0.0,
+    voice_name: str = VOICE,
 ) -> Heard:
     """One Home Assistant request: `synthesize`, or the streaming sequence.
 
@@ -75,7 +76,7 @@ async def request(
     """
     heard = Heard()
     begin = time.monotonic()
-    voice = Voice(name=VOICE)
+    voice = Voice(name=voice_name)
     until = "synthesize-stopped" if streaming else "audio-stop"
 
     async def send(client: AsyncClient) -> None:
