@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from support.cores import THREADS
 from support.privileges import can_mount_privately
 from support.session_speech import speak
 
@@ -35,7 +36,7 @@ def model(assets: Assets) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def reference(model: str, assets: Assets) -> np.ndarray:
     """What the .onnx itself says, with no copy involved."""
-    return speak(create_session(model, 2, None), assets)
+    return speak(create_session(model, THREADS, None), assets)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def saved(model: str, assets: Assets, tmp_path_factory: pytest.TempPathFactory) 
     """A copy written by a first load, kept aside for the tests to damage."""
     copy = optimized_copy(assets.model, tmp_path_factory.mktemp("saved"))
     assert copy is not None
-    create_session(model, 2, copy)
+    create_session(model, THREADS, copy)
     return copy
 
 
@@ -54,7 +55,7 @@ def test_first_load_saves_a_copy_the_next_load_uses(
     assert {p.name for p in saved.iterdir()} == {GRAPH, WEIGHTS}
     assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # no leftovers
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
-        session = create_session(model, 2, saved)
+        session = create_session(model, THREADS, saved)
     assert "Loaded the optimized copy" in caplog.text
     # The copy speaks exactly what the model does, sample for sample.
     assert np.array_equal(speak(session, assets), reference)
@@ -92,12 +93,12 @@ def test_a_broken_copy_is_replaced(
     shutil.copytree(saved, copy)
     damage(copy)
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
-        session = create_session(model, 2, copy)
+        session = create_session(model, THREADS, copy)
     assert np.array_equal(speak(session, assets), reference)
     assert "Saved an optimized copy" in caplog.text
     caplog.clear()
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
-        create_session(model, 2, copy)
+        create_session(model, THREADS, copy)
     # Loaded next time (a loaded copy speaks as the model does: the test above).
     assert "Loaded the optimized copy" in caplog.text
 
@@ -116,7 +117,7 @@ def test_saving_removes_copies_for_other_releases_and_cpus(
         directory.mkdir()
         (directory / GRAPH).write_bytes(b"x")
     old_file.write_bytes(b"x")
-    create_session(model, 2, copy)
+    create_session(model, THREADS, copy)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([copy.name, other_model.name])
 
 
@@ -127,7 +128,7 @@ def test_an_unwritable_cache_costs_only_the_copy(
     blocker = tmp_path / "a file"
     blocker.write_bytes(b"")
     copy = optimized_copy(assets.model, blocker / "cache")  # its parent cannot be made
-    session = create_session(model, 2, copy)
+    session = create_session(model, THREADS, copy)
     assert np.array_equal(speak(session, assets), reference)
     assert blocker.read_bytes() == b""
 
@@ -147,11 +148,12 @@ from wyoming_kokoro.catalog.assets import model_file, resolve
 from wyoming_kokoro.synthesis.runtime import create_session, optimized_copy
 from support.session_speech import speak
 from support.session_speech import PHONEMES
+from support.cores import THREADS
 
 full, out = Path(sys.argv[1]), Path(sys.argv[2])
 assets = resolve(None, None, [])
 with model_file(assets) as model:
-    session = create_session(model, 2, optimized_copy(assets.model, full))
+    session = create_session(model, THREADS, optimized_copy(assets.model, full))
 np.save(out / "audio.npy", speak(session, assets))
 (out / "left.txt").write_text("\\n".join(p.name for p in full.iterdir()))
 """

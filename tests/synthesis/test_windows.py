@@ -50,13 +50,13 @@ def assets() -> Assets:
 @pytest.fixture(scope="module")
 def cut(assets) -> CutModel:
     directory = cutting.ready(assets.model) or cutting.build(assets, threads=2)
-    return CutModel(load_cut(directory, 2))
+    return CutModel(load_cut(directory, THREADS))
 
 
 @pytest.fixture(scope="module")
 def whole_graph(assets):
     with model_file(assets) as model:
-        return create_session(model, 2, None)
+        return create_session(model, THREADS, None)
 
 
 @pytest.fixture(scope="module")
@@ -266,7 +266,7 @@ def test_a_graph_that_does_not_split_is_refused(assets, tmp_path) -> None:
 
 
 def test_the_loader_finds_the_cut_model_itself(assets, cut) -> None:
-    loading = ModelLoading(assets, 2, find_cut=True)
+    loading = ModelLoading(assets, THREADS, find_cut=True)
     loading.result()
     assert loading.cut_dir == cutting.ready(assets.model) is not None
     assert loading.cut_model is not None
@@ -277,7 +277,7 @@ def test_a_damaged_voices_file_is_refused_and_the_cut_model_kept(assets, cut, tm
     assert directory is not None  # cut by the `cut` fixture
     voices = tmp_path / assets.voices.name
     voices.write_bytes(b"not a voices file")
-    loading = ModelLoading(replace(assets, voices=voices), 2, cut=directory)
+    loading = ModelLoading(replace(assets, voices=voices), THREADS, cut=directory)
     with pytest.raises(AssetError, match="cannot load the voices"):
         loading.result()
     # The voices were at fault, not the cut model: it stays for the next worker.
