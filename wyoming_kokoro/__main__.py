@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from wyoming_kokoro import __version__, options
-from wyoming_kokoro.catalog.assets import AssetError
+from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.server.startup import run_server

@@ -15,7 +15,8 @@ import click
 
 from wyoming_kokoro import __version__, options
 from wyoming_kokoro.audio import SAMPLE_RATE, silence
-from wyoming_kokoro.catalog.assets import AssetError, resolve
+from wyoming_kokoro.catalog.assets import resolve
+from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.presets import Preset, choose, load_presets
 from wyoming_kokoro.catalog.voices import (

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 
 from wyoming_kokoro.catalog.assets import (
-    AssetError,
     check_file,
     embedded_voices,
     prepare_model,
     resolve,
 )
-from wyoming_kokoro.catalog.files import MODEL_FILES, KnownFile
+from wyoming_kokoro.catalog.files import MODEL_FILES, AssetError, KnownFile
 from wyoming_kokoro.catalog.onnx_walk import model_problem
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from support.cores import THREADS
 
-from wyoming_kokoro.catalog.assets import AssetError, resolve
+from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready
-from wyoming_kokoro.catalog.files import MODEL_FILES
+from wyoming_kokoro.catalog.files import MODEL_FILES, AssetError
 
 
 def uninstall_model_packages(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wyoming_kokoro.catalog.assets import AssetError, embedded_voices, resolve
+from wyoming_kokoro.catalog.assets import embedded_voices, resolve
+from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.voices import default_voice
 
 EMBEDDED = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")

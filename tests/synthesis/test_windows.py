@@ -20,8 +20,9 @@ from support.cores import THREADS
 from support.taught import SENTENCES, taught_in_run
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
-from wyoming_kokoro.catalog.assets import AssetError, Assets, model_file, resolve
+from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
 from wyoming_kokoro.catalog.cut import LAYOUT, VERIFIED, cut_dir
+from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.protocol import Audio, Drop, Next, Piece, Preempt
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import cutting, graph

@@ -15,8 +15,14 @@ from http.client import HTTPException, HTTPResponse
 from pathlib import Path
 from typing import TextIO
 
-from wyoming_kokoro.catalog.assets import AssetError, check_file, mark_verified, sha256_of
-from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, MODEL_FILES, VOICES_FILE, KnownFile
+from wyoming_kokoro.catalog.assets import check_file, mark_verified, sha256_of
+from wyoming_kokoro.catalog.files import (
+    DEFAULT_DOWNLOAD_URL,
+    MODEL_FILES,
+    VOICES_FILE,
+    AssetError,
+    KnownFile,
+)
 
 _LOGGER = logging.getLogger(__name__)
 

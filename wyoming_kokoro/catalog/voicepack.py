@@ -27,9 +27,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from wyoming_kokoro.catalog.assets import AssetError, check_file
+from wyoming_kokoro.catalog.assets import check_file
 from wyoming_kokoro.catalog.download import DownloadError, download_file
-from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, VOICES_FILE, KnownFile
+from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, VOICES_FILE, AssetError, KnownFile
 
 _LOGGER = logging.getLogger("wyoming_kokoro.voicepack")
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from wyoming_kokoro.catalog.assets import (
-    AssetError,
     Assets,
     CacheUnwritableError,
     model_file,
     prepare_model,
 )
+from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.synthesis.runtime import (
     create_session,
     optimized_copy,

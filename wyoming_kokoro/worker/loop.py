@@ -214,7 +214,7 @@ def run_loop(stdin: BinaryIO, stdout: BinaryIO, setup: Setup | None = None) -> i
     loading.building.wait(timeout=10)
     from wyoming.event import read_event, write_event
 
-    from wyoming_kokoro.catalog.assets import AssetError
+    from wyoming_kokoro.catalog.files import AssetError
     from wyoming_kokoro.synthesis.engine import Engine
 
     worker: _Worker | None = None
