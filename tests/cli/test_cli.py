@@ -199,31 +199,6 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
     listener.check("The garage door is open.", audio)
 
 
-@pytest.mark.model
-@pytest.mark.parametrize(
-    ("args", "text"),
-    [
-        # The language follows the voice: a Japanese voice reads Japanese text.
-        (["-v", "jf_alpha"], "玄関のドアが開いています。確認してください。"),
-        (["--lang", "zh"], "客厅的灯已经关了，前门也锁好了。"),
-    ],
-)
-def test_japanese_and_chinese_are_spoken(tmp_path: Path, args: list[str], text: str) -> None:
-    from support.speech_checks import morae, silence_ratio, syllables
-
-    from wyoming_kokoro.text.normalize import normalize
-
-    out = tmp_path / "out.wav"
-    result = say(text, "-o", str(out), "-q", *args)
-    assert result.returncode == 0, result.stderr
-    audio, _ = soundfile.read(out, dtype="int16")
-    lang = "zh" if "zh" in args else "ja"
-    count = syllables(text) if lang == "zh" else morae(normalize(text, "ja"))
-    # Speech-like rate (see test_japanese / test_chinese for the measured ranges).
-    assert 0.1 <= len(audio) / 24000 / count <= 0.45, (len(audio), count)
-    assert silence_ratio(audio) < 0.5
-
-
 def test_max_call_tokens_is_read_from_the_environment(tmp_path: Path) -> None:
     # The same variable as the server's; out of range it is refused before any work.
     env = {**os.environ, "KOKORO_MAX_CALL_TOKENS": "9999"}

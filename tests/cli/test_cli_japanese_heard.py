@@ -1,7 +1,6 @@
-"""kokoro-say in Japanese and Mandarin, heard by the judge (Whisper) on readings.
-
-test_cli.py checks the rate and the silences of the same calls; this file asks
-whether a listener hears the words, against kokoro-onnx on the same voice and text.
+"""kokoro-say in Japanese and Mandarin: a speech-like rate, few silences, and the words
+heard by the judge (Whisper, on readings) as well as from kokoro-onnx on the same voice
+and text. One run of kokoro-say for all three (its own file: xdist gives files out).
 """
 
 from __future__ import annotations
@@ -12,6 +11,9 @@ from pathlib import Path
 
 import pytest
 import soundfile
+from support.speech_checks import morae, silence_ratio, syllables
+
+from wyoming_kokoro.text.normalize import normalize
 
 
 @pytest.mark.parametrize(
@@ -36,4 +38,8 @@ def test_kokoro_say_is_heard_in_its_language(
     )
     assert result.returncode == 0, result.stderr
     audio, rate = soundfile.read(out, dtype="int16")
+    count = syllables(text) if language == "zh" else morae(normalize(text, "ja"))
+    # Speech-like rate (see test_japanese / test_chinese for the measured ranges).
+    assert 0.1 <= len(audio) / rate / count <= 0.45, (len(audio), count)
+    assert silence_ratio(audio) < 0.5
     listener.check(text, audio, voice=voice, language=language, rate=rate)
