@@ -10,7 +10,9 @@ the same audio, and where a word of ours and one of Whisper's begin on the same
 aligned letter their starts are compared. As independent references from the
 waveform itself: the words that follow a silence against the sound's onset, and,
 inside running speech, the words that begin with a voiceless fricative (s, f, sh)
-after a voiced sound against the edge where the energy above 4 kHz rises.
+after a voiced sound against the edge where the energy above 4 kHz rises. And a
+forced aligner (PocketSphinx's US English model, English only) placing the words
+the model was given in the same audio: ours and Whisper's starts against its.
 Windows against the whole decode: the same words' times. Cost: the first audio and
 the whole piece with and without word times, interleaved in the same run (ratios).
 Run it on a quiet machine: it says the load it saw.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import statistics
 import sys
 import time
@@ -33,10 +36,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.judge import Judge, judge
+from support.judge import Judge, judge, to_16k
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis.engine import Engine
+from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.pieces import split_text
 from wyoming_kokoro.timeline import Timeline, WordTime
 
@@ -120,9 +124,11 @@ def _letters(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
 
 
-def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict[int, float]:
-    """Whisper's start for each word of ours (by index) that begins on the same
-    aligned letter as a word of Whisper's."""
+def pairs(
+    ours: Sequence[tuple[str, float | None]], theirs: Sequence[tuple[str, float | None]]
+) -> dict[int, int]:
+    """Index of their word for each word of ours (by index) that begins on the same
+    aligned letter as one of theirs."""
 
     def flat(words: Sequence[tuple[str, float | None]]) -> tuple[str, dict[int, int]]:
         text, firsts = "", {}
@@ -133,14 +139,21 @@ def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict
             text += letters
         return text, firsts
 
-    a, a_words = flat([(w.word, w.start) for w in ours])
+    a, a_words = flat(ours)
     b, b_words = flat(theirs)
     out = {}
     for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
         for k in range(size):
             if i + k in a_words and j + k in b_words:
-                out[a_words[i + k]] = theirs[b_words[j + k]][1]
+                out[a_words[i + k]] = b_words[j + k]
     return out
+
+
+def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict[int, float]:
+    """Whisper's start for each word of ours (by index) that begins on the same
+    aligned letter as a word of Whisper's."""
+    matched = pairs([(w.word, w.start) for w in ours], theirs)
+    return {i: theirs[j][1] for i, j in matched.items()}
 
 
 def after_pause(ours: list[WordTime], index: int) -> bool:
@@ -179,10 +192,10 @@ _FRICATIVE_END = ("s", "z", "x", "f", "sh", "ch", "th", "ce", "se", "ze", "ge", 
 
 def fricative_onsets(
     ours: list[WordTime], theirs: list[tuple[str, float]], audio: np.ndarray
-) -> list[tuple[float, float]]:
-    """(ours less the edge, Whisper's less the edge) for the words that begin with a
-    voiceless fricative after a voiced sound: the edge is where the share of energy
-    above 4 kHz rises fastest, within 200 ms of both starts."""
+) -> list[tuple[int, float, float]]:
+    """(our word's index, ours less the edge, Whisper's less the edge) for the words
+    that begin with a voiceless fricative after a voiced sound: the edge is where the
+    share of energy above 4 kHz rises fastest, within 200 ms of both starts."""
     hop, size = RATE // 400, RATE // 100  # 2.5 ms steps, 10 ms frames
     signal = audio.astype(np.float32) / 32768
     count = (len(signal) - size) // hop
@@ -207,7 +220,7 @@ def fricative_onsets(
         if hi - lo < 8:
             continue
         edge = (lo + int(np.argmax(rise[lo:hi]))) * hop + size // 2
-        out.append((start - edge / RATE, whisper - edge / RATE))
+        out.append((i, start - edge / RATE, whisper - edge / RATE))
     return out
 
 
@@ -231,6 +244,67 @@ def onsets_compared(ours: list[WordTime], audio: np.ndarray) -> list[float]:
     return out
 
 
+# A forced aligner, independent of both the model and Whisper: PocketSphinx's US
+# English acoustic model (in its wheel) aligns the words the model was given to say
+# (the normalized text, as CMUdict words) with the audio, in 10 ms frames, placing
+# a silence between two words wherever it hears one.
+_FILLERS = ("<s>", "</s>", "<sil>", "[NOISE]")
+
+
+def spoken_words(text: str) -> list[str]:
+    """What the model is given to say, as the aligner's dictionary spells words."""
+    return re.findall(r"[a-z']+", normalize(text, "en-us").lower().replace("-", " "))
+
+
+class Aligner:
+    def __init__(self) -> None:
+        from pocketsphinx import Decoder
+
+        self._decoder = Decoder(samprate=16000, loglevel="FATAL")
+
+    def starts(self, audio: np.ndarray, text: str) -> list[tuple[str, float, bool]] | None:
+        """Each spoken word with its start (seconds) and whether a silence (or the
+        start of the audio) comes before it; None if a word is not in the dictionary."""
+        words = spoken_words(text)
+        if any(self._decoder.lookup_word(w) is None for w in words):
+            return None
+        pcm = (to_16k(audio, RATE) * 32767).astype(np.int16).tobytes()
+        self._decoder.set_align_text(" ".join(words))
+        self._decoder.start_utt()
+        self._decoder.process_raw(pcm, full_utt=True)
+        self._decoder.end_utt()
+        out, paused = [], True
+        for segment in self._decoder.seg():
+            if segment.word in _FILLERS:
+                paused = paused or segment.word == "<sil>"
+                continue
+            out.append((segment.word.split("(")[0], segment.start_frame / 100, paused))
+            paused = False
+        return out
+
+
+def aligned_pairs(
+    ours: list[tuple[str, float | None]], aligned: list[tuple[str, float, bool]]
+) -> dict[int, int]:
+    """The aligned word (by index) for each written word (by index) that begins on
+    its first letter, the written word read as the model reads it."""
+    spoken = [(normalize(word, "en-us"), start) for word, start in ours]
+    return pairs(spoken, [(w, t) for w, t, _ in aligned])
+
+
+def against_aligner(
+    ours: list[tuple[str, float | None]], aligned: list[tuple[str, float, bool]]
+) -> tuple[list[float], list[float]]:
+    """Start differences (ours less the aligner's) of the words that begin on the
+    same letter as an aligned word, as they are said: run on, and after a silence."""
+    running: list[float] = []
+    paused: list[float] = []
+    for i, j in aligned_pairs(ours, aligned).items():
+        if (mine := ours[i][1]) is not None:
+            (paused if aligned[j][2] else running).append(mine - aligned[j][1])
+    return running, paused
+
+
 def accuracy(
     engine: Engine, ear: Judge, texts: tuple[str, ...], voice: str, lang: str, **how: Any
 ) -> dict[str, float]:
@@ -238,8 +312,15 @@ def accuracy(
     onsets: list[float] = []
     whisper_onsets: list[float] = []
     fricatives: list[tuple[float, float]] = []
+    aligner_edges: list[float] = []  # the aligner's start less the fricative's edge
     running: list[float] = []
     paused: list[float] = []
+    aligned_running: list[float] = []
+    aligned_paused: list[float] = []
+    whisper_running: list[float] = []
+    whisper_paused: list[float] = []
+    unaligned = 0
+    aligner = Aligner() if lang.startswith("en") else None
     words = unmatched = 0
     for text in texts:
         audio, ours = spoken(engine, text, voice, lang, **how)
@@ -251,10 +332,25 @@ def accuracy(
         running += inside_speech
         paused += after_quiet
         onsets += onsets_compared(ours, audio)
-        fricatives += fricative_onsets(ours, heard, audio)
+        edges = fricative_onsets(ours, heard, audio)
+        fricatives += [(mine, whisper) for _, mine, whisper in edges]
         # Whisper against the same onsets: which of the two references is off.
         theirs = [WordTime(word, start, start) for word, start in heard]
         whisper_onsets += onsets_compared(theirs, audio)
+        aligned = aligner.starts(audio, text) if aligner else None
+        if aligner and aligned is None:
+            unaligned += 1
+        elif aligned:
+            ours_aligned = against_aligner([(w.word, w.start) for w in ours], aligned)
+            aligned_running += ours_aligned[0]
+            aligned_paused += ours_aligned[1]
+            found = aligned_pairs([(w.word, w.start) for w in ours], aligned)
+            for i, from_edge, _ in edges:
+                if i in found and (start := ours[i].start) is not None:
+                    aligner_edges.append(aligned[found[i]][1] - (start - from_edge))
+            whose = against_aligner([(w, t) for w, t in heard], aligned)
+            whisper_running += whose[0]
+            whisper_paused += whose[1]
     signed = np.array(diffs) * 1000
     return {
         "words": words,
@@ -279,12 +375,29 @@ def accuracy(
         "paused_median": _median_ms([abs(d) for d in paused]),
         "paused_p90": _p90_ms(paused),
         "paused_signed": _median_ms(paused),
+        "unaligned": unaligned,
+        **_spread("aligned", aligned_running, aligned_paused),
+        **_spread("whisper_aligned", whisper_running, whisper_paused),
         "fricatives": len(fricatives),
         "fricative_ours": _median_ms([a for a, _ in fricatives]),
         "fricative_ours_abs": _median_ms([abs(a) for a, _ in fricatives]),
         "fricative_whisper": _median_ms([b for _, b in fricatives]),
         "fricative_whisper_abs": _median_ms([abs(b) for _, b in fricatives]),
+        "fricative_aligner": _median_ms(aligner_edges),
+        "fricative_aligner_abs": _median_ms([abs(d) for d in aligner_edges]),
     }
+
+
+def _spread(name: str, running: list[float], paused: list[float]) -> dict[str, float]:
+    """Median and p90 of |difference| (ms) and the signed median: all, run on, after a
+    silence."""
+    out: dict[str, float] = {}
+    for part, values in (("", running + paused), ("_running", running), ("_paused", paused)):
+        out[f"{name}{part}"] = len(values)
+        out[f"{name}{part}_median"] = _median_ms([abs(d) for d in values])
+        out[f"{name}{part}_p90"] = _p90_ms(values)
+        out[f"{name}{part}_signed"] = _median_ms(values)
+    return out
 
 
 def _median_ms(values: list[float]) -> float:
@@ -396,16 +509,41 @@ def main() -> None:
     )
     print(
         "| text, decode | words | ours − edge, median | |ours − edge|, median "
-        "| Whisper − edge, median | |Whisper − edge|, median |"
+        "| Whisper − edge, median | |Whisper − edge|, median "
+        "| aligner − edge, median | |aligner − edge|, median |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name, r in inside:
         if r["fricatives"]:
             print(
                 f"| {name} | {r['fricatives']} | {r['fricative_ours']:+.0f} ms "
                 f"| {r['fricative_ours_abs']:.0f} ms | {r['fricative_whisper']:+.0f} ms "
-                f"| {r['fricative_whisper_abs']:.0f} ms |"
+                f"| {r['fricative_whisper_abs']:.0f} ms "
+                f"| {r['fricative_aligner']:+.0f} ms | {r['fricative_aligner_abs']:.0f} ms |"
             )
+    print(
+        "\n#### S1c. Against a forced aligner (PocketSphinx, US English acoustic model, "
+        "10 ms frames), ours and Whisper's\n"
+    )
+    print(
+        "| text, decode | ours: compared | median | p90 | ours − aligner, median "
+        "| run on: median / p90 | after a silence: compared, median / p90, signed "
+        "| Whisper: compared | median | p90 | Whisper − aligner, median |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, r in inside:
+        if not r.get("aligned"):
+            continue
+        a, w = "aligned", "whisper_aligned"
+        print(
+            f"| {name} | {r[a]:.0f} | {r[a + '_median']:.0f} ms | {r[a + '_p90']:.0f} ms "
+            f"| {r[a + '_signed']:+.0f} ms "
+            f"| {r[a + '_running_median']:.0f} / {r[a + '_running_p90']:.0f} ms "
+            f"| {r[a + '_paused']:.0f}, {r[a + '_paused_median']:.0f} / "
+            f"{r[a + '_paused_p90']:.0f} ms, {r[a + '_paused_signed']:+.0f} ms "
+            f"| {r[w]:.0f} | {r[w + '_median']:.0f} ms | {r[w + '_p90']:.0f} ms "
+            f"| {r[w + '_signed']:+.0f} ms |"
+        )
     count, frames = windows_against_whole(engine, english)
     print(
         f"\nWindows against the whole decode: {count} words, largest difference "
