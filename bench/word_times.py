@@ -21,14 +21,10 @@ Run it on a quiet machine: it says the load it saw.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
-import re
 import statistics
 import sys
 import time
-import unicodedata
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +32,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.judge import Judge, judge, to_16k
+from support.aligner import Aligner, aligned_pairs, letters, pairs
+from support.judge import Judge, judge
 
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.synthesis.engine import Engine
-from wyoming_kokoro.text.normalize import normalize
 from wyoming_kokoro.text.pieces import split_text
 from wyoming_kokoro.timeline import Timeline, WordTime
 
@@ -120,35 +116,6 @@ def spoken(
     return np.concatenate(audio), timeline.words
 
 
-def _letters(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKC", text).lower() if c.isalnum())
-
-
-def pairs(
-    ours: Sequence[tuple[str, float | None]], theirs: Sequence[tuple[str, float | None]]
-) -> dict[int, int]:
-    """Index of their word for each word of ours (by index) that begins on the same
-    aligned letter as one of theirs."""
-
-    def flat(words: Sequence[tuple[str, float | None]]) -> tuple[str, dict[int, int]]:
-        text, firsts = "", {}
-        for index, (word, start) in enumerate(words):
-            letters = _letters(word)
-            if letters and start is not None:
-                firsts[len(text)] = index
-            text += letters
-        return text, firsts
-
-    a, a_words = flat(ours)
-    b, b_words = flat(theirs)
-    out = {}
-    for i, j, size in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-        for k in range(size):
-            if i + k in a_words and j + k in b_words:
-                out[a_words[i + k]] = b_words[j + k]
-    return out
-
-
 def paired_starts(ours: list[WordTime], theirs: list[tuple[str, float]]) -> dict[int, float]:
     """Whisper's start for each word of ours (by index) that begins on the same
     aligned letter as a word of Whisper's."""
@@ -210,8 +177,8 @@ def fricative_onsets(
     out = []
     for i, whisper in pairs.items():
         word, start = ours[i], ours[i].start
-        before = _letters(ours[i - 1].word) if i else ""
-        if start is None or not before or not _letters(word.word).startswith(_FRICATIVE_START):
+        before = letters(ours[i - 1].word) if i else ""
+        if start is None or not before or not letters(word.word).startswith(_FRICATIVE_START):
             continue
         if before.endswith(_FRICATIVE_END) or not before[-1].isalpha():
             continue
@@ -242,54 +209,6 @@ def onsets_compared(ours: list[WordTime], audio: np.ndarray) -> list[float]:
                 out.append(min(near, key=lambda t: abs(t - onset)) - onset)
         quiet = 0 if is_loud else quiet + 1
     return out
-
-
-# A forced aligner, independent of both the model and Whisper: PocketSphinx's US
-# English acoustic model (in its wheel) aligns the words the model was given to say
-# (the normalized text, as CMUdict words) with the audio, in 10 ms frames, placing
-# a silence between two words wherever it hears one.
-_FILLERS = ("<s>", "</s>", "<sil>", "[NOISE]")
-
-
-def spoken_words(text: str) -> list[str]:
-    """What the model is given to say, as the aligner's dictionary spells words."""
-    return re.findall(r"[a-z']+", normalize(text, "en-us").lower().replace("-", " "))
-
-
-class Aligner:
-    def __init__(self) -> None:
-        from pocketsphinx import Decoder
-
-        self._decoder = Decoder(samprate=16000, loglevel="FATAL")
-
-    def starts(self, audio: np.ndarray, text: str) -> list[tuple[str, float, bool]] | None:
-        """Each spoken word with its start (seconds) and whether a silence (or the
-        start of the audio) comes before it; None if a word is not in the dictionary."""
-        words = spoken_words(text)
-        if any(self._decoder.lookup_word(w) is None for w in words):
-            return None
-        pcm = (to_16k(audio, RATE) * 32767).astype(np.int16).tobytes()
-        self._decoder.set_align_text(" ".join(words))
-        self._decoder.start_utt()
-        self._decoder.process_raw(pcm, full_utt=True)
-        self._decoder.end_utt()
-        out, paused = [], True
-        for segment in self._decoder.seg():
-            if segment.word in _FILLERS:
-                paused = paused or segment.word == "<sil>"
-                continue
-            out.append((segment.word.split("(")[0], segment.start_frame / 100, paused))
-            paused = False
-        return out
-
-
-def aligned_pairs(
-    ours: list[tuple[str, float | None]], aligned: list[tuple[str, float, bool]]
-) -> dict[int, int]:
-    """The aligned word (by index) for each written word (by index) that begins on
-    its first letter, the written word read as the model reads it."""
-    spoken = [(normalize(word, "en-us"), start) for word, start in ours]
-    return pairs(spoken, [(w, t) for w, t, _ in aligned])
 
 
 def against_aligner(
