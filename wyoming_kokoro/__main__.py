@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from wyoming_kokoro import __version__, options
+from wyoming_kokoro import __version__, flags, options
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.voices import VoiceError
@@ -49,8 +49,8 @@ def settings_from(params: dict[str, Any]) -> Settings:
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@options.apply(options.SERVER, hide_advanced=True)
-@options.help_all()
+@flags.apply(options.SERVER, hide_advanced=True)
+@flags.help_all()
 @click.version_option(__version__, prog_name="wyoming-kokoro")
 def main(**params: Any) -> None:
     """Kokoro-82M text to speech over the Wyoming protocol (Home Assistant).

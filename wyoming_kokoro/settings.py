@@ -17,9 +17,10 @@ from typing import Any, TypeVar
 
 from wyoming_kokoro import options as o
 from wyoming_kokoro.cpus import automatic_threads
+from wyoming_kokoro.flags import Option
 
 
-def _from(option: o.Option | None, negated: bool = False) -> dict[str, Any]:
+def _from(option: Option | None, negated: bool = False) -> dict[str, Any]:
     """A field's source: another option than the one of its name (None: no option)."""
     return {"option": None if option is None else option.name, "negated": negated}
 

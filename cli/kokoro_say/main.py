@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from wyoming_kokoro import __version__, options
+from wyoming_kokoro import __version__, flags, options
 from wyoming_kokoro.audio import SAMPLE_RATE, silence
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.files import AssetError
@@ -93,7 +93,7 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     metavar="PATH",
     help="Also write each word's time: SRT, WebVTT or JSON by the extension.",
 )
-@options.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"}, hide_advanced=True)
+@flags.apply(options.SHARED[:-3], short={"voice": "-v", "speed": "-s"}, hide_advanced=True)
 @click.option(
     "-l",
     "--lang",
@@ -101,10 +101,10 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     "(Japanese and Chinese voices read text without kana or ideographs as English).",
 )
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
-@options.apply((options.DOWNLOAD, options.DOWNLOAD_URL), hide_advanced=True)
+@flags.apply((options.DOWNLOAD, options.DOWNLOAD_URL), hide_advanced=True)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, only errors.")
-@options.apply((options.DEBUG,))
-@options.help_all()
+@flags.apply((options.DEBUG,))
+@flags.help_all()
 @click.version_option(__version__, prog_name="kokoro-say")
 def main(**params: Any) -> None:
     """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.

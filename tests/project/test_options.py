@@ -15,7 +15,7 @@ import yaml
 from click.testing import CliRunner
 from kokoro_say.main import main as say_main
 
-from wyoming_kokoro import options
+from wyoming_kokoro import flags, options
 from wyoming_kokoro.__main__ import main as server_main
 from wyoming_kokoro.settings import Settings, option_of
 
@@ -40,7 +40,7 @@ def params_of(command: click.Command) -> dict[str, click.Parameter]:
 @pytest.mark.parametrize("command", [server_main, say_main], ids=["server", "kokoro-say"])
 @pytest.mark.parametrize("option", options.SHARED, ids=lambda o: o.flag)
 def test_both_commands_take_shared_options_from_the_table(
-    command: click.Command, option: options.Option
+    command: click.Command, option: flags.Option
 ) -> None:
     param = params_of(command)[option.name]
     assert param.envvar == option.envvar
@@ -88,7 +88,7 @@ def test_a_value_out_of_range_is_refused_by_name() -> None:
         options.SPEED.check(3)
 
 
-def addon_schema(option: options.Option) -> tuple[str, Any]:
+def addon_schema(option: flags.Option) -> tuple[str, Any]:
     """The schema type and default the add-on must declare for a table option."""
     if option.kind == "flag":
         negated = option.flag.startswith("--no-")
@@ -241,7 +241,7 @@ FLOAT_OPTIONS = [option for option in options.SERVER if option.kind == "float"]
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "Infinity"])
 @pytest.mark.parametrize("option", FLOAT_OPTIONS, ids=lambda o: o.flag)
-def test_a_float_option_refuses_non_finite_values(option: options.Option, value: str) -> None:
+def test_a_float_option_refuses_non_finite_values(option: flags.Option, value: str) -> None:
     # --connection-timeout nan used to close every connection at once.
     with pytest.raises(click.BadParameter, match="finite"):
         server_main.make_context("wyoming-kokoro", [option.flag, value])
