@@ -26,7 +26,7 @@ from wyoming_kokoro.catalog.onnx_walk import model_problem
 from wyoming_kokoro.catalog.places import cache_dir
 
 if TYPE_CHECKING:
-    from wyoming_kokoro.catalog.voices import VoicesFile
+    from wyoming_kokoro.catalog.voices_file import VoicesFile
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ def _combined_path(data_dirs: list[Path]) -> Path:
 
 
 def _read_voices(paths: list[Path], skip: Path | None) -> tuple[list[VoicesFile], list[str]]:
-    from wyoming_kokoro.catalog.voices import (  # here: a cold worker imports this early
+    from wyoming_kokoro.catalog.voices_file import (  # here: a cold worker imports this early
         VoicesFileError,
         read_voices_file,
     )
