@@ -18,7 +18,8 @@ from wyoming_kokoro.audio import SAMPLE_RATE, silence
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
-from wyoming_kokoro.catalog.presets import Preset, choose, load_presets
+from wyoming_kokoro.catalog.presets import Preset, choose
+from wyoming_kokoro.catalog.presets_file import load_presets
 from wyoming_kokoro.catalog.voices import (
     CATALOG,
     G2P_LANGUAGES,

@@ -11,7 +11,8 @@ from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
 from wyoming.info import Describe, Info
 
-from wyoming_kokoro.catalog.presets import choose, load_presets, parse_presets
+from wyoming_kokoro.catalog.presets import choose
+from wyoming_kokoro.catalog.presets_file import load_presets, parse_presets
 from wyoming_kokoro.catalog.voices import VoiceError
 
 INSTALLED = ("jm_kumo", "jf_alpha", "af_heart")

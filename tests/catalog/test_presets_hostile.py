@@ -15,7 +15,7 @@ from support.wyoming_io import run
 from wyoming.client import AsyncClient
 from wyoming.info import Describe, Info
 
-from wyoming_kokoro.catalog.presets import MAX_PRESETS_BYTES, load_presets, parse_presets
+from wyoming_kokoro.catalog.presets_file import MAX_PRESETS_BYTES, load_presets, parse_presets
 
 INSTALLED = ("jm_kumo", "jf_alpha")
 GOOD = "slow:\n  voice: jm_kumo\n  speed: 0.8\n"

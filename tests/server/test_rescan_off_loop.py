@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.presets import PresetFiles
+from wyoming_kokoro.catalog.presets_file import PresetFiles
 from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.server.rescan import Rescanner
 

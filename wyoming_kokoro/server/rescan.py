@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.presets import PRESETS_FILE, Preset, PresetFiles
+from wyoming_kokoro.catalog.presets import Preset
+from wyoming_kokoro.catalog.presets_file import PRESETS_FILE, PresetFiles
 from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
 

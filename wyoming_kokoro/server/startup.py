@@ -17,7 +17,7 @@ from wyoming.error import Error
 from wyoming.event import async_write_event
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
-from wyoming_kokoro.catalog.presets import load_presets
+from wyoming_kokoro.catalog.presets_file import load_presets
 from wyoming_kokoro.catalog.voices import default_voice
 from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.server.model_cut import start_build
