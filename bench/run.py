@@ -11,8 +11,10 @@ parent polls the RSS of that process and of its children (server, worker) every
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -106,7 +108,23 @@ def _phases(samples: list[Sample], marks: dict[str, Record], end: float) -> dict
 def run_scenario(name: str, quick: bool) -> Record:
     """Parent side: start the scenario process, poll it, collect its result."""
     command = [sys.executable, str(Path(__file__).resolve()), "--scenario", name]
-    proc = subprocess.Popen([*command, *(["--quick"] if quick else [])], stdout=subprocess.PIPE)
+    # A session of its own: if the runner is stopped, the scenario and the servers it
+    # started are stopped with it (left running, they would load the next measurement).
+    proc = subprocess.Popen(
+        [*command, *(["--quick"] if quick else [])],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        return _watched(name, quick, proc)
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _watched(name: str, quick: bool, proc: subprocess.Popen[bytes]) -> Record:
+    """Poll the scenario process to its end: RSS by role, others' CPU, its result."""
     started, date = time.monotonic(), datetime.now(timezone.utc)
     roles: dict[int, str] = {}
     marks: dict[str, Record] = {}
@@ -195,6 +213,8 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="name and section of each scenario")
     parser.add_argument("--scenario", choices=ORDER, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    # Stopped by a signal, the runner ends its scenario first (see run_scenario).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.scenario:
         run_in_process(args.scenario, args.quick)
         return
