@@ -10,14 +10,8 @@ import logging
 import numpy as np
 import pytest
 
-from wyoming_kokoro.synthesis.prior import (
-    KEPT,
-    MIN_FRAMES,
-    SHORT_FRAMES,
-    TRUSTED,
-    Traits,
-    VoicePriors,
-)
+from wyoming_kokoro.synthesis.held_calls import KEPT, SHORT_FRAMES, Traits
+from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
 
 KINDS = {"mean/fed": np.dtype(np.float32), "scale/fed": np.dtype(np.float32)}
 KINDS["zero/fed"] = np.dtype(np.uint8)

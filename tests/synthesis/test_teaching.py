@@ -13,7 +13,8 @@ from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis import cutting, graph, teaching
 from wyoming_kokoro.synthesis.engine import Engine
-from wyoming_kokoro.synthesis.prior import MIN_FRAMES, SHORT_FRAMES, TRUSTED, VoicePriors
+from wyoming_kokoro.synthesis.held_calls import SHORT_FRAMES
+from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, Traits, VoicePriors
+from wyoming_kokoro.synthesis.held_calls import Traits
+from wyoming_kokoro.synthesis.prior import MIN_FRAMES, TRUSTED, VoicePriors
 
 KINDS = {"mean/fed": np.dtype(np.float32), "zero/fed": np.dtype(np.uint8)}
 

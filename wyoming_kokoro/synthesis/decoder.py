@@ -47,6 +47,7 @@ from wyoming_kokoro.synthesis.graph import (
     TAIL,
     fed_input,
 )
+from wyoming_kokoro.synthesis.held_calls import Traits
 from wyoming_kokoro.synthesis.pacing import (
     LEAD_FRAMES,
     MARGIN,
@@ -55,7 +56,6 @@ from wyoming_kokoro.synthesis.pacing import (
     first_size,
     schedule,
 )
-from wyoming_kokoro.synthesis.prior import Traits
 from wyoming_kokoro.synthesis.stopping import Interrupted, StopSwitch
 
 _LEAK = 0.1  # the slope of the leaky ReLU before the generator's first upsampling

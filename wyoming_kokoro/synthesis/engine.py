@@ -24,9 +24,10 @@ from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.edges import Edges, trimmed_at
 from wyoming_kokoro.synthesis.graph import DURATIONS, SAMPLES_PER_FRAME
+from wyoming_kokoro.synthesis.held_calls import SHORT_FRAMES
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
-from wyoming_kokoro.synthesis.prior import SHORT_FRAMES, VoicePriors
+from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
 from wyoming_kokoro.synthesis.timing import CallClock, divide, mark
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language

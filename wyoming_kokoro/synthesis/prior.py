@@ -3,15 +3,9 @@
 Windows need the statistics of the whole call before it is decoded (see
 `decoder.py`). Probe rows estimate them at the cost of a second row beside the
 first window. A voice's own earlier calls estimate them better and for nothing:
-every call decoded whole yields its statistics anyway. They move from call to call
-with what the call says, and the plan, which runs before any window, shows much of
-that: its features' average over the call (`Traits`). So per voice the engine
-keeps its latest calls' traits and statistics and predicts a new call's statistics
-from its traits: a straight line in 1 / frames (a short call's pad and silence
-weigh more), and what the line leaves, by ridge regression on the features'
-averages, which comes closer to the whole decode than the line alone or the probe
-row, and closer the more calls it has. Short replies and sentences both need calls
-of their own length held (see `BANDS`).
+every call decoded whole yields its statistics anyway. So per voice the engine
+keeps its latest calls and predicts a new call's statistics from them
+(`held_calls.py`).
 
 Kept beside the cut model, one file per voice (saved after each of the first calls,
 then every few, and when the worker exits), so a worker that exits when idle does
@@ -33,12 +27,12 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from wyoming_kokoro.synthesis.held_calls import HeldCalls, Traits
 from wyoming_kokoro.synthesis.keeping import keep
 
 _LOGGER = logging.getLogger(__name__)
@@ -46,84 +40,9 @@ _LOGGER = logging.getLogger(__name__)
 # Shorter than any word with its pads (1 s): nothing a voice says.
 MIN_FRAMES = 40
 TRUSTED = 8  # calls learned before the prior replaces the probe rows
-KEPT = 48  # the latest calls a voice's estimate is made from
-# Short replies and sentences each need calls of their length held: learned from
-# one kind only, the other is predicted far from its whole decode (bench/RESULTS.md, R).
-SHORT_FRAMES = 150
-# So the latest calls are kept per band of lengths (in frames), the band holding the
-# most making room: a long article read aloud fills the bands of its lengths, and
-# "Hi." is still predicted from the shortest calls the voice has said. (With two
-# bands, an article's mid-length sentences took the place of the taught replies.)
-BANDS = (70, 110, SHORT_FRAMES, 260)
 _SAVE_EVERY = 8  # once TRUSTED calls are held, saved every this many calls
 _FORMAT = 4  # 4: the style's digest and the taught mark (a 3 is adopted as untaught)
 WANTED = "wanted"  # the folder of voices asked for before they were taught
-# How far the line's slope is shrunk towards none, as if `_RIDGE_LINE` more calls
-# had all been of the average length: few calls of similar lengths do not tilt it.
-_RIDGE_LINE = 0.3
-# The regression's ridge, per call, on standardized features: what it leaves
-# unexplained goes to the line (chosen on held-out sentences; hardly sensitive to it).
-_RIDGE = 1.0
-
-
-@dataclass(frozen=True)
-class Traits:
-    """What the plan shows of a call before it is decoded."""
-
-    frames: int
-    summary: np.ndarray  # the plan's features averaged over the call, 1-D
-
-
-class _Calls:
-    """A voice's latest calls: their traits and the values their decodes were fed."""
-
-    def __init__(self, frames: np.ndarray, summaries: np.ndarray, values: np.ndarray) -> None:
-        self.frames = frames  # [n]
-        self.summaries = summaries  # [n, features]
-        self.values = values  # [n, every fed value flattened]
-        self.learned = len(frames)  # every call ever learned, not only those kept
-        self.taught = False  # frozen: `teaching.py` spoke its texts in the voice
-
-    def add(self, traits: Traits, values: np.ndarray) -> None:
-        keep: slice | np.ndarray = slice(None)
-        if len(self.frames) >= KEPT:
-            band = np.searchsorted(BANDS, self.frames, side="right")
-            counts = np.bincount(band)
-            fullest = np.isin(band, np.flatnonzero(counts == counts.max()))
-            keep = np.arange(len(self.frames)) != np.flatnonzero(fullest)[0]  # its oldest
-        self.frames = np.append(self.frames[keep], traits.frames)
-        self.summaries = np.vstack([self.summaries[keep], traits.summary.astype(np.float32)])
-        self.values = np.vstack([self.values[keep], values.astype(np.float32)])
-        self.learned += 1
-
-    def predict(self, traits: Traits) -> np.ndarray:
-        """The values at these traits: the line in 1 / frames, then the regression of
-        what it leaves on the summaries (never past the range of the calls held).
-
-        Both are linear in the calls' values, so the estimate is worked out as one
-        weighting of the calls held (the values, ~17,000 a call, are read once)."""
-        weights = self.frames / self.frames.mean()  # a longer call says more
-        share = weights / weights.sum()  # the weighted mean's coefficients
-        u = 1.0 / self.frames
-        du = u - share @ u
-        variance = share @ du**2
-        query_u = min(1.0 / traits.frames, u.max()) - share @ u  # never shorter than held
-        # The line's slope as coefficients on the calls (none if all are of one length).
-        if variance > 1e-9 * (share @ u) ** 2:  # else rounding, not lengths, differs
-            tilt = share * du / (variance * (1 + _RIDGE_LINE / len(u)))
-        else:
-            tilt = np.zeros_like(du)
-        x = self.summaries.astype(np.float64)
-        centre = share @ x
-        scale = x.std(axis=0) + 1e-6
-        rows = np.sqrt(weights)[:, None] * (x - centre) / scale
-        gram = rows @ rows.T + _RIDGE * len(u) * np.eye(len(u))
-        query = (np.clip(traits.summary, x.min(axis=0), x.max(axis=0)) - centre) / scale
-        # Ridge on what the line leaves: left = y - mean - du * slope, weighted by
-        # sqrt(weights); its prediction g @ left is again a weighting of the calls.
-        g = np.sqrt(weights) * np.linalg.solve(gram, rows @ query)
-        c = share + query_u * tilt + g - g.sum() * share - (g @ du) * tilt
-        return c @ self.values.astype(np.float64)
 
 
 class VoicePriors:
@@ -144,7 +63,7 @@ class VoicePriors:
         self._style = style
         self._digests: dict[str, str] = {}
         self._shapes: dict[str, tuple[int, ...]] = {}
-        self._calls: dict[str, _Calls | None] = {}
+        self._calls: dict[str, HeldCalls | None] = {}
         # Each file as last read or written here: another process (the teacher, or a
         # worker) may replace it meanwhile, and then it is read again.
         self._seen: dict[str, tuple[int, int, int] | None] = {}
@@ -173,7 +92,7 @@ class VoicePriors:
             return None
         return (info.st_mtime_ns, info.st_size, info.st_ino) if info is not None else None
 
-    def _held(self, voice: str) -> _Calls | None:
+    def _held(self, voice: str) -> HeldCalls | None:
         if voice in self._calls:
             stat = self._stat(voice)
             # Unchanged, or gone (a cache that cannot take files keeps them in memory).
@@ -190,7 +109,7 @@ class VoicePriors:
             _LOGGER.warning("Ignoring the statistics learned for %s (%s)", voice, err)
         return self._calls[voice]
 
-    def _load(self, voice: str, path: Path) -> _Calls | None:
+    def _load(self, voice: str, path: Path) -> HeldCalls | None:
         with np.load(path, allow_pickle=False) as data:
             version = int(data["format"])
             if version not in (_FORMAT - 1, _FORMAT):  # an upgrade: nothing is wrong
@@ -203,7 +122,7 @@ class VoicePriors:
             if digest != self.digest(voice):
                 _LOGGER.info("The style of %s changed: learning its statistics afresh", voice)
                 return None
-            calls = _Calls(data["frames"], data["summaries"], data["values"])
+            calls = HeldCalls(data["frames"], data["summaries"], data["values"])
             calls.learned = int(data["learned"])
             calls.taught = version == _FORMAT and bool(data["taught"])
             shapes = [tuple(row[1 : 1 + row[0]]) for row in data["shapes"].tolist()]
@@ -276,7 +195,9 @@ class VoicePriors:
             return
         if held is None or held.summaries.shape[1] != len(traits.summary):
             summaries = np.zeros((0, len(traits.summary)), np.float32)
-            empty = _Calls(np.zeros(0, np.int64), summaries, np.zeros((0, len(values)), np.float32))
+            empty = HeldCalls(
+                np.zeros(0, np.int64), summaries, np.zeros((0, len(values)), np.float32)
+            )
             held = self._calls[voice] = empty
         held.add(traits, values)
         self._unsaved.add(voice)
@@ -311,7 +232,7 @@ class VoicePriors:
             estimate[name] = np.asarray(value).astype(self._kinds[name])
         return estimate
 
-    def _save(self, voice: str, held: _Calls) -> None:
+    def _save(self, voice: str, held: HeldCalls) -> None:
         self._unsaved.discard(voice)
         path = self._path(voice)
         if path is None:

@@ -29,12 +29,12 @@ from pathlib import Path
 
 from wyoming_kokoro.catalog.voices import VoiceError, g2p_language
 from wyoming_kokoro.synthesis.engine import Engine
-from wyoming_kokoro.synthesis.prior import BANDS, SHORT_FRAMES
+from wyoming_kokoro.synthesis.held_calls import BANDS, SHORT_FRAMES
 
 _LOGGER = logging.getLogger(__name__)
 
 # Spoken as a home assistant speaks, each one call: sentences (of at least
-# prior.SHORT_FRAMES), then short replies (of at least prior.MIN_FRAMES). Never the
+# held_calls.SHORT_FRAMES), then short replies (of at least prior.MIN_FRAMES). Never the
 # benchmark's or tests' sentences.
 SENTENCES = (
     "The front door has been unlocked, and the hallway light will stay on for five minutes.",
