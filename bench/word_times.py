@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from support.aligner import Aligner, aligned_pairs, letters, pairs
+from support.aligner import Aligner, against_aligner, aligned_pairs, letters, pairs
 from support.judge import Judge, judge
 
 from wyoming_kokoro.catalog.assets import resolve
@@ -209,19 +209,6 @@ def onsets_compared(ours: list[WordTime], audio: np.ndarray) -> list[float]:
                 out.append(min(near, key=lambda t: abs(t - onset)) - onset)
         quiet = 0 if is_loud else quiet + 1
     return out
-
-
-def against_aligner(
-    ours: list[tuple[str, float | None]], aligned: list[tuple[str, float, bool]]
-) -> tuple[list[float], list[float]]:
-    """Start differences (ours less the aligner's) of the words that begin on the
-    same letter as an aligned word, as they are said: run on, and after a silence."""
-    running: list[float] = []
-    paused: list[float] = []
-    for i, j in aligned_pairs(ours, aligned).items():
-        if (mine := ours[i][1]) is not None:
-            (paused if aligned[j][2] else running).append(mine - aligned[j][1])
-    return running, paused
 
 
 def accuracy(

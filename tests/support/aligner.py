@@ -92,3 +92,16 @@ def aligned_pairs(
     its first letter, the written word read as the model reads it."""
     spoken = [(normalize(word, "en-us"), start) for word, start in ours]
     return pairs(spoken, [(w, t) for w, t, _ in aligned])
+
+
+def against_aligner(
+    ours: list[tuple[str, float | None]], aligned: list[tuple[str, float, bool]]
+) -> tuple[list[float], list[float]]:
+    """Start differences (ours less the aligner's) of the words that begin on the
+    same letter as an aligned word, as they are said: run on, and after a silence."""
+    running: list[float] = []
+    paused: list[float] = []
+    for i, j in aligned_pairs(ours, aligned).items():
+        if (mine := ours[i][1]) is not None:
+            (paused if aligned[j][2] else running).append(mine - aligned[j][1])
+    return running, paused

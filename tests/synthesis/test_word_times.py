@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support.aligner import Aligner, aligned_pairs
+from support.aligner import Aligner, against_aligner
 
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.timeline import Timeline, WordTime
@@ -58,9 +58,9 @@ def from_aligned(aligner: Aligner, audio: np.ndarray, words: list[WordTime]) -> 
     """Each word's start less where the forced aligner places its first spoken word."""
     aligned = aligner.starts(audio, TEXT)
     assert aligned is not None, "a word of TEXT is not in the aligner's dictionary"
-    found = aligned_pairs([(w.word, w.start) for w in words], aligned)
-    assert len(found) == len(words), (found, aligned)
-    return [words[i].start - aligned[j][1] for i, j in found.items()]  # type: ignore[operator]
+    running, paused = against_aligner([(w.word, w.start) for w in words], aligned)
+    assert len(running) + len(paused) == len(words), (words, aligned)
+    return running + paused
 
 
 def assert_near(differences: list[float]) -> None:
