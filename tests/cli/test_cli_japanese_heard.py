@@ -1,6 +1,6 @@
 """kokoro-say in Japanese and Mandarin: a speech-like rate, few silences, and the words
 heard by the judge (Whisper, on readings) as well as from kokoro-onnx on the same voice
-and text. One run of kokoro-say for all three (its own file: xdist gives files out).
+and text, all checked on one kokoro-say run a case (its own file: xdist gives out files).
 """
 
 from __future__ import annotations
