@@ -17,29 +17,23 @@ import numpy as np
 
 from wyoming_kokoro.audio import pause_after, silence, to_pcm16
 from wyoming_kokoro.catalog.assets import Assets, check_file
-from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, g2p_language, parse_voice
-from wyoming_kokoro.options import SPEED
+from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, parse_voice
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.decoder import CutModel
+from wyoming_kokoro.synthesis.decoding import choose
 from wyoming_kokoro.synthesis.edges import Edges, trimmed_at
 from wyoming_kokoro.synthesis.graph import DURATIONS, SAMPLES_PER_FRAME
-from wyoming_kokoro.synthesis.held_calls import SHORT_FRAMES
 from wyoming_kokoro.synthesis.loading import ModelLoading
-from wyoming_kokoro.synthesis.pacing import SECONDS_PER_FRAME
+from wyoming_kokoro.synthesis.planner import Planner
 from wyoming_kokoro.synthesis.prior import VoicePriors
 from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
-from wyoming_kokoro.synthesis.timing import CallClock, divide, mark
-from wyoming_kokoro.text.g2p import Phonemizer, reading_language
+from wyoming_kokoro.synthesis.timing import CallClock
+from wyoming_kokoro.text.g2p import Phonemizer
 from wyoming_kokoro.text.normalize import normalize
-from wyoming_kokoro.text.phrases import opening_phrases
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
-# Windows bounded for memory are never shorter than this (1 s): their context, decoded
-# twice, would cost more than the memory saved is worth.
-_SHORTEST_BOUND = 40
-_LIKE_CALLS = 4  # calls at least as long (or of a sentence's length) a voice has taught
 
 
 class _PlanOnly:
@@ -102,7 +96,9 @@ class Engine:
         self._switch = self._session.switch if self._cut is None else self._cut.switch
         self._stops = Stops(self._switch, self._cut.window_switch if self._cut else None)
         self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
-        self._phonemize = self._phonemizer(self._kokoro.tokenizer.phonemize)
+        self._planner = Planner(
+            self.settings, self._kokoro.tokenizer, self._lexicon, self._cut is not None
+        )
         self._styles: dict[VoiceSpec, np.ndarray] = {}
         _LOGGER.info(
             "Model loaded in %.2f s (%d threads, %d voices, %s)",
@@ -112,9 +108,6 @@ class Engine:
             "first calls in windows" if self._cut else "whole calls",
         )
 
-    def _phonemizer(self, espeak: Callable[[str, str], str]) -> Phonemizer:
-        return Phonemizer(espeak, lexicon=self._lexicon)
-
     def _warm_text(self, espeak: Callable[[str, str], str]) -> None:
         # phonemizer warns on every sentence about word counts nobody needs to match;
         # its logger is configured when it is imported, so quiet it after that.
@@ -122,7 +115,7 @@ class Engine:
         text = "At 7:30 the door opened."
         if self.settings.normalize:
             text = normalize(text, "en-us")
-        self._phonemizer(espeak)(text, "en-us")
+        Phonemizer(espeak, lexicon=self._lexicon)(text, "en-us")
 
     def voice(self, spec: str) -> VoiceSpec:
         """Parse a voice or blend spec against the loaded voices (VoiceError if unknown)."""
@@ -145,9 +138,7 @@ class Engine:
 
     def phonemes(self, text: str, lang: str) -> str:
         """Normalized text → phonemes (what the model will say)."""
-        if self.settings.normalize:
-            text = normalize(text, lang)
-        return self._phonemize(text, lang)
+        return self._planner.phonemes(text, lang)
 
     def plan(
         self,
@@ -159,52 +150,12 @@ class Engine:
         in_hand: float | None = None,
         words: bool = False,
     ) -> list[Call]:
-        """The model calls that speak one piece of text, in order (text work only).
-
-        `awaited` (the first piece a listener waits for) has its first call decoded
-        in windows; without windows, it gives the opening phrase a call of its own,
-        so the first audio comes after a short call, and cuts the rest into phrases
-        while it would take longer to say than the audio in hand lasts. `in_hand`
-        (a later piece: the seconds of audio its listener has yet to hear) goes with
-        its first call, which `stream` decodes in windows if a whole call would come
-        later than that; such a piece is never cut. `words`: the calls carry the
-        piece's written words, for `timed`.
-        """
-        from kokoro_onnx.chunker import split_phonemes
-
-        SPEED.check(speed)
-        # A Japanese or Chinese voice reads a piece without kana or ideographs as English.
-        lang = reading_language(piece, lang or g2p_language(voice, piece))
-        windowed = awaited and self._cut is not None
-        # Without windows, a short first call is bought by cutting the sentence.
-        cut = awaited and not windowed and lang.startswith("en")
-        calls: list[Call] = []
-        for part in opening_phrases(piece) if cut else [piece]:
-            for batch in split_phonemes(self.phonemes(part, lang), self.settings.max_call_tokens):
-                if self._kokoro.tokenizer.tokenize(batch):  # else nothing to say (symbols)
-                    first = not calls
-                    call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
-                    calls.append(call)
-        if words and calls:
-            from wyoming_kokoro.text.words import readings
-
-            found = readings(piece, lang, self.phonemes, self._phonemize, self.settings.normalize)
-            return mark(calls, found, self._kokoro.tokenizer.vocab)
-        return calls
+        """The model calls that speak one piece of text, in order (see `Planner.plan`)."""
+        return self._planner.plan(piece, voice, speed, lang, awaited, in_hand, words)
 
     def shorten(self, call: Call, limit: int) -> list[Call]:
         """`call` as calls of at most `limit` phonemes, cut between words."""
-        from kokoro_onnx.chunker import split_phonemes
-
-        if len(call.phonemes) <= limit:
-            return [call]
-        parts = split_phonemes(call.phonemes, limit)
-        # The first part is decoded next: what its listener has in hand goes with it.
-        calls = [
-            Call(part, call.voice, call.speed, call.windowed, None if i else call.in_hand)
-            for i, part in enumerate(parts)
-        ]
-        return divide(call, calls, self._kokoro.tokenizer.vocab)
+        return self._planner.shorten(call, limit)
 
     def run(self, call: Call, tag: object = None) -> np.ndarray:
         """One model call: int16 audio ending with the pause its punctuation calls for.
@@ -272,14 +223,8 @@ class Engine:
             plan = self._cut.plan(self.inputs(call), tag)
             if clock is not None:
                 clock.durations = plan[DURATIONS]
-            windowed = call.windowed or self._cut.late(plan, call.in_hand)
-            longest = self._longest(call, plan, windowed)  # for memory
-            prior = self._estimate(call, plan) if windowed or longest else None
-            # A voice without statistics yet speaks whole: as itself, the same on every
-            # request, and the call teaches it (probe rows only under a memory bound).
-            unknown = windowed and prior is None and not longest and self._priors is not None
-            whole = unknown or (not windowed and not (longest and prior is not None))
-            if whole or (windowed and self._cut.fits_one_window(plan, prior is not None)):
+            way = choose(call, plan, self._cut, self._priors, self.settings.max_decode_seconds)
+            if way.whole:
                 audio, statistics = self._cut.decode(plan, tag)
                 if self._priors is not None:
                     self._priors.learn(str(call.voice), statistics, self._cut.traits(plan))
@@ -294,11 +239,11 @@ class Engine:
             raise
         _LOGGER.debug(
             "Windows%s with %s",
-            f" of at most {longest} frames" if longest else "",
-            "the voice's statistics" if prior else "probe rows",
+            f" of at most {way.longest} frames" if way.longest else "",
+            "the voice's statistics" if way.prior else "probe rows",
         )
         edges, fade_in = Edges(SAMPLES_PER_FRAME * self._cut.first_frame(plan)), True
-        windows = self._cut.windowed(plan, prior, tag, shared, longest, waited=windowed)
+        windows = self._cut.windowed(plan, way.prior, tag, shared, way.longest, waited=way.windowed)
         for window, last in windows:
             if window is None:  # stopped: others go first
                 yield np.zeros(0, np.int16), False
@@ -313,32 +258,6 @@ class Engine:
                 pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
                 fade_in = False
                 yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
-
-    def _longest(self, call: Call, plan: dict[str, np.ndarray], windowed: bool) -> int:
-        """The most frames of `call` one window may decode (`max_decode_seconds`), or 0
-        if any number may (or, unless it is `windowed` anyway, it decodes whole)."""
-        seconds = self.settings.max_decode_seconds
-        if not seconds:
-            return 0
-        longest = max(_SHORTEST_BOUND, round(seconds / SECONDS_PER_FRAME))
-        assert self._cut is not None
-        frames = self._cut.frames(plan) - self._cut.first_frame(plan)  # windows skip the pad
-        if frames <= longest:
-            return 0
-        if windowed or self._priors is None:
-            return longest
-        # Decoded whole (and taught) until the voice has said calls about as long: a
-        # sentence's statistics predicted from short replies are far off, and a call
-        # cut for memory teaches nothing.
-        like = min(frames, SHORT_FRAMES)
-        held = self._priors.lengths(str(call.voice))
-        return longest if sum(length >= like for length in held) >= _LIKE_CALLS else 0
-
-    def _estimate(self, call: Call, plan: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-        """The statistics `call`'s windows are decoded with, if its voice taught enough."""
-        if self._priors is None or self._cut is None:
-            return None
-        return self._priors.estimate(str(call.voice), self._cut.traits(plan))
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
