@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from wyoming_kokoro.audio import pause_after
 from wyoming_kokoro.text.g2p.inline import PHONEMES_CLOSE, PHONEMES_OPEN, from_ipa
+from wyoming_kokoro.text.say_as import said_as
 
 MAX_DEPTH = 64
 MAX_BREAK_MS = 10_000  # one place's silence, its breaks in a row added up
@@ -279,77 +280,7 @@ def say_as(element: ET.Element) -> str:
     """The words a <say-as> stands for, as text the normalizer then reads."""
     kind = (element.get("interpret-as") or "").strip().lower()
     text = _clean("".join(element.itertext())).strip()
-    if kind in ("characters", "spell-out", "letters", "verbatim"):
-        return (
-            " " + " ".join(c.upper() if c.isalpha() else c for c in text if not c.isspace()) + " "
-        )
-    if kind in ("cardinal", "number"):
-        digits = re.sub(r"[^\d.\-]", "", text)
-        return f" {digits or text} "
-    if kind == "ordinal":
-        digits = re.sub(r"\D", "", text)
-        if not digits or len(digits) > 15:
-            raise SsmlError(f"<say-as interpret-as='ordinal'>{text}</say-as>: not a number")
-        return f" {digits}{_ordinal_suffix(int(digits))} "
-    if kind == "date":
-        return f" {_date(text, (element.get('format') or 'ymd').strip().lower())} "
-    if kind == "time":
-        return f" {text} "
-    if kind in ("telephone", "phone"):
-        return " " + _telephone(text) + " "
-    raise SsmlError(
-        f"<say-as interpret-as={kind!r}>: use characters, cardinal, ordinal, date, time "
-        "or telephone"
-    )
-
-
-def _ordinal_suffix(number: int) -> str:
-    if 10 <= number % 100 <= 20:
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
-
-
-def _date(text: str, fmt: str) -> str:
-    """ "5/3/2024" with format dmy → "2024-03-05": the date written as ISO 8601 writes it
-    (or its reduced forms "2024-03", "--03-05", "--03", "---05"), which every language's
-    normalizer reads as a date in its own words. The voice's language is only known
-    later, so no words are chosen here."""
-    parts = [p for p in re.split(r"[-/.\s]+", text) if p]
-    order = [c for c in fmt if c in "ymd"]
-    # A year has at most four digits, a month or day two: longer is no date (and never
-    # becomes an int, which Python refuses past 4,300 digits).
-    widths = [4 if c == "y" else 2 for c in order]
-    if (
-        not order
-        or len(parts) != len(order)
-        or len(set(order)) != len(order)
-        or not all(p.isdigit() and len(p) <= w for p, w in zip(parts, widths, strict=True))
-    ):
-        raise SsmlError(f"<say-as interpret-as='date' format={fmt!r}>: cannot read {text!r}")
-    found = dict(zip(order, (int(p) for p in parts), strict=True))
-    month, day, year = found.get("m"), found.get("d"), found.get("y")
-    if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
-        raise SsmlError(f"<say-as interpret-as='date'>: no such date {text!r}")
-    if year is not None and len(parts[order.index("y")]) == 2:  # "5/3/24"
-        year += 2000 if year < 70 else 1900  # this century, or the last
-    if year is not None and month is not None:
-        said = f"{year:04d}-{month:02d}" + (f"-{day:02d}" if day is not None else "")
-    elif year is not None and day is not None:
-        raise SsmlError(f"<say-as interpret-as='date' format={fmt!r}>: a day needs its month")
-    elif year is not None:
-        said = f"{year}"  # a year alone: its number
-    elif month is not None:
-        said = f"--{month:02d}" + (f"-{day:02d}" if day is not None else "")
-    else:
-        said = f"---{day:02d}"
-    return said
-
-
-def _telephone(text: str) -> str:
-    """Digits one by one, groups apart: "+1 555-0100" → "plus 1, 5 5 5, 0 1 0 0"."""
-    groups = [g for g in re.split(r"[^\d+]+", text) if g]
-    said = []
-    for group in groups:
-        prefix = "plus " if group.startswith("+") else ""
-        said.append(prefix + " ".join(c for c in group if c.isdigit()))
-    return ", ".join(said)
+    try:
+        return f" {said_as(kind, text, (element.get('format') or 'ymd').strip().lower())} "
+    except ValueError as err:
+        raise SsmlError(str(err)) from None
