@@ -9,7 +9,6 @@ Assistant often prints "21.5" whatever the language.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -17,70 +16,15 @@ from num2words import num2words
 
 from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.hi import hindi_cardinal
+from wyoming_kokoro.text.normalize.other_words import (
+    FIRST_DAY,
+    LANGS,
+    MONTHS,
+    OF,
+    TEMPERATURE,
+    TEMPERATURE_HI,
+)
 
-_Money = tuple[str, str, str | None, str | None, bool]  # one, many, cent, cents, feminine
-
-
-class _Lang(NamedTuple):
-    n2w: str  # num2words code; "" for Hindi
-    point: str  # word for the decimal separator
-    minus: str
-    plus: str
-    to: str  # ranges: "5-10"
-    percent: str
-    degree: tuple[str, str]
-    conj: str  # between whole units and cents
-    and_: str  # "&"
-    money: Mapping[str, _Money]
-
-
-_LANGS = MappingProxyType(
-    {
-        "es": _Lang("es", "coma", "menos", "más", "a", "por ciento", ("grado", "grados"), "con",
-                    "y", MappingProxyType({
-                        "EUR": ("euro", "euros", "céntimo", "céntimos", False),
-                        "USD": ("dólar", "dólares", "centavo", "centavos", False),
-                        "BRL": ("real", "reales", "centavo", "centavos", False),
-                        "GBP": ("libra", "libras", "penique", "peniques", True),
-                        "INR": ("rupia", "rupias", "paisa", "paisas", True),
-                        "JPY": ("yen", "yenes", None, None, False)})),
-        "fr": _Lang("fr", "virgule", "moins", "plus", "à", "pour cent", ("degré", "degrés"), "et",
-                    "et", MappingProxyType({
-                        "EUR": ("euro", "euros", "centime", "centimes", False),
-                        "USD": ("dollar", "dollars", "cent", "cents", False),
-                        "BRL": ("réal", "réais", "centavo", "centavos", False),
-                        "GBP": ("livre", "livres", "penny", "pence", True),
-                        "INR": ("roupie", "roupies", "paisa", "paisas", True),
-                        "JPY": ("yen", "yens", None, None, False),
-                        "CHF": ("franc", "francs", "centime", "centimes", False)})),
-        "it": _Lang("it", "virgola", "meno", "più", "a", "per cento", ("grado", "gradi"), "e",
-                    "e", MappingProxyType({
-                        "EUR": ("euro", "euro", "centesimo", "centesimi", False),
-                        "USD": ("dollaro", "dollari", "centesimo", "centesimi", False),
-                        "BRL": ("real", "reais", "centavo", "centavos", False),
-                        "GBP": ("sterlina", "sterline", "penny", "pence", True),
-                        "INR": ("rupia", "rupie", "paisa", "paise", True),
-                        "JPY": ("yen", "yen", None, None, False),
-                        "CHF": ("franco", "franchi", "centesimo", "centesimi", False)})),
-        "pt-br": _Lang("pt_BR", "vírgula", "menos", "mais", "a", "por cento", ("grau", "graus"),
-                       "e", "e", MappingProxyType({
-                           "BRL": ("real", "reais", "centavo", "centavos", False),
-                           "EUR": ("euro", "euros", "centavo", "centavos", False),
-                           "USD": ("dólar", "dólares", "centavo", "centavos", False),
-                           "GBP": ("libra", "libras", "pêni", "pence", True),
-                           "INR": ("rupia", "rupias", "paisa", "paisas", True),
-                           "JPY": ("iene", "ienes", None, None, False)})),
-        "hi": _Lang("", "दशमलव", "माइनस", "प्लस", "से", "प्रतिशत", ("डिग्री", "डिग्री"), "",
-                    "और", MappingProxyType({
-                        "INR": ("रुपया", "रुपये", "पैसा", "पैसे", False),
-                        "USD": ("डॉलर", "डॉलर", "सेंट", "सेंट", False),
-                        "EUR": ("यूरो", "यूरो", "सेंट", "सेंट", False),
-                        "GBP": ("पाउंड", "पाउंड", "पेंस", "पेंस", False),
-                        "JPY": ("येन", "येन", None, None, False)})),
-    }
-)  # fmt: skip
-_TEMPERATURE = MappingProxyType({"C": "Celsius", "F": "Fahrenheit"})
-_TEMPERATURE_HI = MappingProxyType({"C": "सेल्सियस", "F": "फ़ारेनहाइट"})
 _SYMBOLS = MappingProxyType(
     {"R$": "BRL", "US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
      "Rs.": "INR", "Rs": "INR"}
@@ -144,26 +88,9 @@ _MILLIONS_RE = re.compile(
     r"\b(?:mill[oó]n|millones|millions?|milliards?|milion[ei]|miliard[oi]|milh(?:ão|ões)"
     r"|bill[oó]n|billones|bilh(?:ão|ões))$"
 )
-_OF = MappingProxyType({"es": " de ", "fr": " de ", "it": " di ", "pt-br": " de "})
 
 # Dates written as ISO 8601 writes them, whole or reduced ("2024-03-05", "2024-03",
-# "--03-05", "--03", "---05"; SSML's say-as dates come this way): month names, and how a
-# day and a year join them ("5 de marzo de 2024", "5 mars 2024"), per language.
-_MONTHS = MappingProxyType(
-    {
-        "es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-               "septiembre", "octubre", "noviembre", "diciembre"),
-        "fr": ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-               "septembre", "octobre", "novembre", "décembre"),
-        "it": ("gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto",
-               "settembre", "ottobre", "novembre", "dicembre"),
-        "pt-br": ("janeiro", "fevereiro", "março", "abril", "maio", "junho", "julho", "agosto",
-                  "setembro", "outubro", "novembro", "dezembro"),
-        "hi": ("जनवरी", "फ़रवरी", "मार्च", "अप्रैल", "मई", "जून", "जुलाई", "अगस्त", "सितंबर",
-               "अक्टूबर", "नवंबर", "दिसंबर"),
-    }
-)  # fmt: skip
-_FIRST_DAY = MappingProxyType({"fr": "premier", "it": "primo", "pt-br": "primeiro"})
+# "--03-05", "--03", "---05"; SSML's say-as dates come this way).
 _DATE_RE = re.compile(
     r"(?<![\w.,/-])(?:(?P<y>\d{4})-(?P<ym>\d\d)(?:-(?P<yd>\d\d))?"
     r"|--(?P<m>\d\d)(?:-(?P<md>\d\d))?|---(?P<d>\d\d))(?![\w/-]|[.,]\d)"
@@ -189,7 +116,7 @@ def _whole(text: str, lang: str) -> str:
 
 
 def _cardinal(n: int, lang: str) -> str:
-    spec = _LANGS[lang]
+    spec = LANGS[lang]
     if n >= 10**_MOST_DIGITS:
         return _digits(str(n), lang)
     if not spec.n2w:
@@ -245,20 +172,20 @@ def _say(text: str, lang: str, feminine: bool | None = None) -> str:
         tail = _cardinal(int(frac), lang)  # "tres coma catorce"
     else:
         tail = " ".join(_cardinal(int(d), lang) for d in frac)  # Hindi: digit by digit
-    return f"{words} {_LANGS[lang].point} {tail}"
+    return f"{words} {LANGS[lang].point} {tail}"
 
 
 def _with_noun(words: str, noun: str, lang: str) -> str:
     """Put a noun after a number: "un millón de euros", "un million d'euros"."""
-    if not _MILLIONS_RE.search(words) or lang not in _OF:
+    if not _MILLIONS_RE.search(words) or lang not in OF:
         return f"{words} {noun}"
     if lang == "fr" and noun[0] in "aeiouéh":
         return f"{words} d'{noun}"
-    return f"{words}{_OF[lang]}{noun}"
+    return f"{words}{OF[lang]}{noun}"
 
 
 def _money(m: re.Match[str], lang: str) -> str:
-    spec = _LANGS[lang]
+    spec = LANGS[lang]
     code = _SYMBOLS[m["sym"]] if m["sym"] else m["code"]
     if code not in spec.money:
         return m[0]
@@ -281,7 +208,7 @@ def _money(m: re.Match[str], lang: str) -> str:
 
 
 def _quantity(m: re.Match[str], lang: str) -> str:
-    spec = _LANGS[lang]
+    spec = LANGS[lang]
     sign = {"-": spec.minus + " ", "+": spec.plus + " "}.get(m["sign"] or "", "")
     unit = _UNITS[m["unit"]]
     single = m["a"] in ("1", "1,0") and not m["b"]
@@ -291,7 +218,7 @@ def _quantity(m: re.Match[str], lang: str) -> str:
     else:
         noun = spec.degree[0 if single else 1]
         if unit:
-            noun += " " + (_TEMPERATURE_HI if lang == "hi" else _TEMPERATURE)[unit]
+            noun += " " + (TEMPERATURE_HI if lang == "hi" else TEMPERATURE)[unit]
         words = _say(m["a"], lang, None if m["b"] else False)
     if m["b"]:
         words += f" {spec.to} " + _say(m["b"], lang, None if unit == "%" else False)
@@ -299,7 +226,7 @@ def _quantity(m: re.Match[str], lang: str) -> str:
 
 
 def _number(m: re.Match[str], lang: str) -> str:
-    spec = _LANGS[lang]
+    spec = LANGS[lang]
     words = (spec.minus + " " if m["sign"] else "") + _say(m["a"], lang)
     return words + (f" {spec.to} {_say(m['b'], lang)}" if m["b"] else "")
 
@@ -326,20 +253,20 @@ def _date(m: re.Match[str], lang: str) -> str:
     if (month is not None and not 1 <= month <= 12) or (day is not None and not 1 <= day <= 31):
         return m[0]
     # "5 de marzo de 2024" in Spanish and Portuguese; "5 mars 2024", "5 मार्च 2024" else.
-    of = _OF[lang] if lang in ("es", "pt-br") else " "
+    of = OF[lang] if lang in ("es", "pt-br") else " "
     words = []
     if day is not None:
-        words.append(_FIRST_DAY[lang] if day == 1 and lang in _FIRST_DAY else _cardinal(day, lang))
+        words.append(FIRST_DAY[lang] if day == 1 and lang in FIRST_DAY else _cardinal(day, lang))
     if month is not None:
-        words.append(_MONTHS[lang][month - 1])
+        words.append(MONTHS[lang][month - 1])
     if m["y"]:
         words.append(_cardinal(int(m["y"]), lang))
     return of.join(words)
 
 
 def normalize_other(text: str, lang: str) -> str:
-    """Normalize text for one of the languages in _LANGS (keys as given by normalize())."""
-    spec = _LANGS[lang]
+    """Normalize text for one of the languages in LANGS (keys as given by normalize())."""
+    spec = LANGS[lang]
     if "&" in text:
         text = _AMP_RE.sub(f" {spec.and_} ", text)
     if not any(c.isdigit() for c in text):
