@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -149,6 +151,27 @@ def reference(text: Said) -> str:
     return text if isinstance(text, str) else " ".join(text)
 
 
+def _word(text: Said, language: str) -> float:
+    """What one word is worth in `text`'s error (see `Listener.check`)."""
+    if language in ("ja", "zh"):
+        return _WORD_READING[language] / max(1, len(reading(reference(text), language)))
+    return 1 / max(1, len(words(reference(text))))
+
+
+@dataclass(frozen=True)
+class _Later:
+    """A check left for the end of the module (`Listener.check_later`)."""
+
+    test: str
+    text: Said
+    audio: Any
+    voice: str
+    language: str
+    rate: int
+    speed: float
+    margin: float
+
+
 LANGS = {"en": "en-us"}
 # What one word is worth in a reading (kana, pinyin syllables): see `Listener.check`.
 _WORD_READING = {"ja": 3, "zh": 2}
@@ -164,6 +187,7 @@ class Listener:
 
     def __init__(self, ear: Judge, direct: Direct) -> None:
         self.ear, self.direct = ear, direct
+        self._later: list[_Later] = []
 
     def check(
         self,
@@ -188,11 +212,7 @@ class Listener:
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         heard = self.ear.heard(audio, rate, language)
         ours = error(reference(text), heard, language)
-        if language in ("ja", "zh"):
-            word = _WORD_READING[language] / max(1, len(reading(reference(text), language)))
-        else:
-            word = 1 / max(1, len(words(reference(text))))
-        margin = max(margin, word)
+        margin = max(margin, _word(text, language))
         if ours <= margin:
             # The model's own error is never below zero, so this passes whatever the
             # model itself is heard as: it is decoded and heard only when it can matter.
@@ -204,10 +224,79 @@ class Listener:
         )
         return heard
 
+    def check_later(
+        self,
+        text: Said,
+        pcm: bytes | np.ndarray | list[Any],
+        *,
+        voice: str = "jm_kumo",
+        language: str = "en",
+        rate: int = 24000,
+        speed: float = 1.0,
+        margin: float = MARGIN,
+    ) -> None:
+        """`check`, made with the module's other clips after its last test: heard
+        together in as few of the judge's windows as they fit in
+        (support/heard_together.py). A clip that loses more than `margin` there is
+        checked again alone, as `check` does, so only a clip `check` fails fails."""
+        audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
+        self._later.append(_Later(test, text, audio, voice, language, rate, speed, margin))
+
+    def settle(self) -> None:
+        """Make the checks left to `check_later`; AssertionError naming each test whose
+        clip failed."""
+        from support.heard_together import heard_together
+
+        later, self._later, failed = self._later, [], []
+        for language in dict.fromkeys(c.language for c in later):
+            clips = [c for c in later if c.language == language]
+            rates = {c.rate for c in clips}
+            for rate in rates:
+                same = [c for c in clips if c.rate == rate]
+                heard = heard_together(self.ear, [c.audio for c in same], rate, language)
+                for clip, said in zip(same, heard, strict=True):
+                    if said is not None and self._within(clip, said):
+                        continue
+                    try:
+                        self.check(
+                            clip.text,
+                            clip.audio,
+                            voice=clip.voice,
+                            language=clip.language,
+                            rate=clip.rate,
+                            speed=clip.speed,
+                            margin=clip.margin,
+                        )
+                    except AssertionError as err:
+                        failed.append(f"{clip.test}: {err}")
+        if failed:
+            raise AssertionError("\n".join(failed))
+
+    @staticmethod
+    def _within(clip: _Later, heard: str) -> bool:
+        """Whether what was heard loses no more than the clip's margin, as `check` asks."""
+        ours = error(reference(clip.text), heard, clip.language)
+        return ours <= max(clip.margin, _word(clip.text, clip.language))
+
 
 @pytest.fixture(scope="session")
 def listener(recognizer, direct) -> Listener:
-    return Listener(recognizer, direct)
+    made = Listener(recognizer, direct)
+    _LISTENERS.append(made)
+    return made
+
+
+_LISTENERS: list[Listener] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _clips_heard_by_the_end_of_the_module() -> Iterator[None]:
+    """What a module's tests left to `Listener.check_later` is judged after its last
+    test (and after its servers stop): a failure is reported there, naming its test."""
+    yield
+    for made in _LISTENERS:
+        made.settle()
 
 
 @pytest.fixture(scope="session")

@@ -107,7 +107,7 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
             return btoa(text);
         }"""
     )
-    listener.check(TEXT, decode(base64.b64decode(encoded), "mp3"))
+    listener.check_later(TEXT, decode(base64.b64decode(encoded), "mp3"))
     assert elsewhere == []
 
 

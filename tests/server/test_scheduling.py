@@ -70,12 +70,12 @@ def test_a_newcomer_gets_the_model_at_the_next_call(listener) -> None:
         events = calls_by_client(srv.log)
         log = "".join(srv.log)
     assert article_done
-    listener.check(ANNOUNCEMENT, audio)
+    listener.check_later(ANNOUNCEMENT, audio)
     # The article's call in flight was interrupted, not waited for, and spoken again
     # after: nothing of the article is lost.
     # (A call decoded in windows lets others go after the window in progress.)
     assert "Preempting job" in log and ("interrupted" in log or "lets others go" in log), log
-    listener.check(PARAGRAPH, article_audio)
+    listener.check_later(PARAGRAPH, article_audio)
     article_client = events[0][1]
     between, after = newcomer_turn(events)
     # At most the call already running when the announcement came in.
@@ -104,7 +104,7 @@ def test_a_client_that_leaves_mid_call_frees_the_model_at_once(listener) -> None
     stopped_at = next(i for i, line in enumerate(srv.log) if "is gone" in line)
     later = calls_by_client(srv.log[stopped_at:])
     assert ("call", int(gone[2])) not in later, events
-    listener.check(ANNOUNCEMENT, audio)
+    listener.check_later(ANNOUNCEMENT, audio)
 
 
 def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(listener) -> None:
@@ -120,7 +120,7 @@ def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(listene
     with ServerProcess("--idle-timeout", "2") as srv:
         idle = rss_mb(srv.pid)
         audio = run(scenario(srv))
-        listener.check(ANNOUNCEMENT, audio)
+        listener.check_later(ANNOUNCEMENT, audio)
         assert srv.wait_for(lambda: srv.workers() == [], 30)
         # Every process of the server's tree is gone but the server, at its idle size
         # (the voice teacher, off in tests, is tested in test_teacher.py).
@@ -137,7 +137,7 @@ def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, listener) ->
     with ServerProcess("--data-dir", str(tmp_path)) as srv:
         reply = run(synthesize(srv.uri, "Ask HA to lock the door.", timeout=120))
     assert reply.errors == []
-    listener.check("Ask home assistant to lock the door.", reply.audio)
+    listener.check_later("Ask home assistant to lock the door.", reply.audio)
 
 
 def _config() -> WorkerConfig:
@@ -174,7 +174,7 @@ def test_a_failed_worker_start_fails_the_waiting_jobs_and_the_next_one_retries(
 
     text, audio = asyncio.run(scenario())
     assert "could not start" in text and "Cannot allocate memory" in text
-    listener.check(ANNOUNCEMENT, audio)
+    listener.check_later(ANNOUNCEMENT, audio)
 
 
 def test_no_task_outlives_a_connection_refused_after_audio_start() -> None:

@@ -52,7 +52,7 @@ def test_non_streaming_sequence_speaks_the_text(server: ServerProcess, listener)
     assert set(reply.types[1:-1]) == {"audio-chunk"}
     start = reply.events[0].data
     assert (start["rate"], start["width"], start["channels"]) == (24000, 2, 1)
-    listener.check(SENTENCE, reply.audio)
+    listener.check_later(SENTENCE, reply.audio)
     assert len(server.workers()) == 1  # the burst's worker is running now
     # The model, and numpy, live in the worker only: the server stays light.
     with open(f"/proc/{server.pid}/maps") as maps:
@@ -74,7 +74,7 @@ def test_streaming_sequence_speaks_once_and_ends_with_stopped(
     assert streamed.types.count("audio-stop") == 1
     # The compat `synthesize` inside the stream must not be spoken a second time.
     assert abs(len(streamed.audio) - len(whole.audio)) < 0.15 * len(whole.audio)
-    listener.check(ANNOUNCEMENT, streamed.audio)
+    listener.check_later(ANNOUNCEMENT, streamed.audio)
 
 
 def test_streaming_sequence_with_markdown_reads_no_markup(server: ServerProcess, listener) -> None:
@@ -94,14 +94,14 @@ def test_empty_text_gives_empty_audio(server: ServerProcess) -> None:
 def test_unknown_voice_falls_back_to_the_default(server: ServerProcess, listener) -> None:
     reply = run(synthesize(server.uri, SENTENCE, voice="no_such_voice"))
     assert reply.errors == []
-    listener.check(SENTENCE, reply.audio)
+    listener.check_later(SENTENCE, reply.audio)
     assert any("unknown voice 'no_such_voice'" in line for line in server.log)
 
 
 def test_blend_voice_is_accepted(server: ServerProcess, listener) -> None:
     reply = run(synthesize(server.uri, SENTENCE, voice="jm_kumo(3)+jf_alpha(1)"))
     assert reply.errors == [] and reply.audio
-    listener.check(SENTENCE, reply.audio, voice="jm_kumo(3)+jf_alpha(1)")
+    listener.check_later(SENTENCE, reply.audio, voice="jm_kumo(3)+jf_alpha(1)")
 
 
 async def _ping_then_unknown_then_describe(uri: str) -> list[str]:
@@ -205,7 +205,7 @@ def test_idle_worker_exits_and_next_request_starts_a_new_one(listener) -> None:
         assert reply.errors == [] and reply.audio
         assert srv.wait_for(lambda: srv.workers() == [], timeout=20)
         again = run(synthesize(srv.uri, SENTENCE))
-        listener.check(SENTENCE, again.audio)
+        listener.check_later(SENTENCE, again.audio)
         assert sum("Starting the worker" in line for line in srv.log) == 2
 
 
@@ -234,7 +234,7 @@ def test_killed_worker_fails_one_request_then_recovers(listener) -> None:
         assert reply.errors and "died" in reply.errors[0]
         assert reply.closed or reply.types[-1] == "error"
         again = run(synthesize(srv.uri, SENTENCE))
-        listener.check(SENTENCE, again.audio)
+        listener.check_later(SENTENCE, again.audio)
         assert srv.workers() and srv.workers() != [worker]
 
 

@@ -98,7 +98,7 @@ def test_stdio_speaks_a_piped_request_to_the_end(listener) -> None:
         types.append(event.type)
         audio += event.payload or b""
     assert types[0] == "audio-start" and types[-1] == "audio-stop", types
-    listener.check(text, audio)
+    listener.check_later(text, audio)
 
 
 def test_the_server_runs_where_signals_cannot_be_watched() -> None:

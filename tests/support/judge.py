@@ -98,9 +98,22 @@ class Judge:
 
     def heard(self, pcm: bytes | np.ndarray, rate: int = 24000, language: str = "en") -> str:
         """Text Whisper hears in 16-bit (bytes or int16) or float mono audio."""
+        return "".join(word for word, _, _ in self._hear(pcm, rate, language, False)).strip()
+
+    def timed_words(
+        self, pcm: bytes | np.ndarray, rate: int = 24000, language: str = "en"
+    ) -> list[tuple[str, float, float]]:
+        """Each word `heard` hears, with the seconds it starts and ends at (several clips
+        heard in one window are told apart by these)."""
+        return self._hear(pcm, rate, language, True)
+
+    def _hear(
+        self, pcm: bytes | np.ndarray, rate: int, language: str, timed: bool
+    ) -> list[tuple[str, float, float]]:
+        """Segments' texts (`timed`: words with their times), as `heard` decodes them."""
         audio = to_16k(pcm, rate)
         if not len(audio):
-            return ""
+            return []
         started = time.monotonic()
         with self._lock:
             segments, _ = self._model.transcribe(
@@ -113,12 +126,16 @@ class Judge:
                 temperature=0,
                 condition_on_previous_text=False,
                 vad_filter=False,
+                word_timestamps=timed,
             )
-            text = "".join(s.text for s in segments).strip()
+            if timed:
+                found = [(w.word, w.start, w.end) for s in segments for w in s.words or ()]
+            else:
+                found = [(s.text, s.start, s.end) for s in segments]
             self.busy_seconds += time.monotonic() - started
             self.audio_seconds += len(audio) / RATE
             self.calls += 1
-        return text
+        return found
 
     def transcribe(self, pcm: bytes | np.ndarray, rate: int = 24000) -> str:
         """English, for the tests' `recognizer` fixture."""

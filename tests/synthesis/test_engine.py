@@ -34,7 +34,7 @@ def speak(engine, text: str, voice: str = "jm_kumo", speed: float = 1.0) -> np.n
 def test_default_voice_is_intelligible(engine, listener) -> None:
     # The set heard as one clip, both sides alike: one judge window for them all.
     clips = [speak(engine, s) for s in ANNOUNCEMENTS]
-    listener.check(tuple(ANNOUNCEMENTS), clips, margin=0.05)
+    listener.check_later(tuple(ANNOUNCEMENTS), clips, margin=0.05)
 
 
 def test_output_is_deterministic_and_mono_int16(engine) -> None:
@@ -47,7 +47,7 @@ def test_speed_changes_duration_not_words(engine, listener) -> None:
     text = "The heating is now switched off."
     normal, fast = speak(engine, text), speak(engine, text, speed=1.6)
     assert 0.5 < len(fast) / len(normal) < 0.8
-    listener.check(text, fast, speed=1.6)
+    listener.check_later(text, fast, speed=1.6)
     with pytest.raises(ValueError, match="speed"):
         speak(engine, text, speed=3.0)
 
@@ -56,7 +56,7 @@ def test_blend_sounds_different_but_still_speaks(engine, listener) -> None:
     text = "The front door is locked."
     blend = speak(engine, text, "jm_kumo(1)+jf_gongitsune(1)")
     assert not np.array_equal(blend[: len(blend) // 2], speak(engine, text)[: len(blend) // 2])
-    listener.check(text, blend, voice="jm_kumo(1)+jf_gongitsune(1)")
+    listener.check_later(text, blend, voice="jm_kumo(1)+jf_gongitsune(1)")
 
 
 def test_seams_start_and_end_at_silence(engine) -> None:
@@ -102,7 +102,7 @@ def test_a_piece_longer_than_one_call_is_spoken_whole(engine, listener) -> None:
     tail = audio[-int(3.5 * SAMPLE_RATE) :]
     # The tail is measured against the model saying the tail's words; the 3.5 s cut
     # may catch the end of the clause before them, hence two words more.
-    listener.check("The last words are the garage door is open.", tail, margin=0.25)
+    listener.check_later("The last words are the garage door is open.", tail, margin=0.25)
 
 
 def test_lexicon_respelling_and_phonemes() -> None:
@@ -154,7 +154,7 @@ def test_an_awaited_piece_speaks_the_same_words(whole_engine, listener) -> None:
     # "Good morning, the temperature outside is ten degrees" first: a shorter call
     # than the whole piece's first, which runs up to its 120-token limit.
     assert len(calls[0]) < 0.75 * len(whole), ([len(c) for c in calls], len(whole))
-    listener.check(text, np.concatenate(calls))
+    listener.check_later(text, np.concatenate(calls))
 
 
 def test_an_awaited_piece_plans_its_opening_phrase_as_its_own_call(whole_engine) -> None:

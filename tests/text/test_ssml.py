@@ -319,7 +319,7 @@ def test_sub_and_say_as_are_heard_as_asked(served, listener) -> None:
     )
     reply = run(_ssml(served.uri, doc, text_format=None))  # <speak> alone says it is SSML
     assert not reply.errors
-    listener.check(
+    listener.check_later(
         "Visit the World Wide Web today. It is the third time, and the code is K Q X.",
         reply.audio,
     )

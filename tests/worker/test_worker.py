@@ -47,7 +47,7 @@ def test_without_windows_the_first_piece_speaks_its_opening_phrase_alone(listene
     # "When you get home this evening," is about 1.6 s of 24 kHz audio; the
     # whole piece is cut only where its 120-token calls must be.
     assert len(quick[0]) < 2 * 24000 * 2 and 2 * len(quick[0]) < len(whole[0]), sizes
-    listener.check(LONG, b"".join(quick))  # the whole piece's calls: heard in other tests
+    listener.check_later(LONG, b"".join(quick))  # the whole piece's calls: heard in other tests
 
 
 @pytest.fixture(scope="module")
@@ -75,8 +75,8 @@ def test_pieces_interleave_call_by_call(interleaved, listener) -> None:
     # planned and spoken while the first still has calls to go.
     first, short, rest = interleaved
     assert isinstance(first, Audio) and first.more
-    listener.check("The door is open.", b"".join(short))
-    listener.check(LONG, first.pcm + b"".join(rest))
+    listener.check_later("The door is open.", b"".join(short))
+    listener.check_later(LONG, first.pcm + b"".join(rest))
 
 
 def test_a_dropped_piece_is_forgotten(worker) -> None:
@@ -136,7 +136,7 @@ def test_calls_are_cut_smaller_on_request(worker, interleaved, listener) -> None
     whole = [first.pcm, *rest]
     sizes = [len(c) for c in calls], [len(c) for c in whole]
     assert len(calls) > len(whole) and max(map(len, calls[1:])) < len(whole[1]), sizes
-    listener.check(LONG, b"".join(calls))
+    listener.check_later(LONG, b"".join(calls))
 
 
 @pytest.mark.slow
@@ -158,7 +158,7 @@ def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, listener) -
         calls.append(reply.pcm)
         if not reply.more:
             break
-    listener.check(LONG, b"".join(calls))
+    listener.check_later(LONG, b"".join(calls))
     send(worker, Preempt(99))  # nothing runs for it: ignored
     assert speak(worker, 41, "The door is open.", awaited=False)
 
