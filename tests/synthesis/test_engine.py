@@ -88,23 +88,6 @@ def test_a_piece_beyond_the_model_context_is_planned_in_calls_within_it(engine) 
     assert "".join(c.phonemes for c in calls).replace(" ", "") == whole.replace(" ", "")
 
 
-@pytest.mark.slow
-def test_a_piece_longer_than_one_call_is_spoken_whole(engine, listener) -> None:
-    # Split into calls (at most 120 phonemes each by default), nothing dropped. Six
-    # clauses and the last sentence make two calls, cut among the clauses.
-    clauses = [f"room {n} is warm" for n in ("one", "two", "three", "four", "five", "six")]
-    text = ", ".join(clauses) + ". The last words are the garage door is open."
-    spec = engine.voice("jm_kumo")
-    assert len(engine.plan(text, spec, lang="en-us")) >= 2
-    audio = np.concatenate(list(engine.speak(text, spec)))
-    seconds = len(audio) / SAMPLE_RATE
-    assert seconds > len(text.split()) / 4.5  # at least 4.5 words per second spoken
-    tail = audio[-int(3.5 * SAMPLE_RATE) :]
-    # The tail is measured against the model saying the tail's words; the 3.5 s cut
-    # may catch the end of the clause before them, hence two words more.
-    listener.check_later("The last words are the garage door is open.", tail, margin=0.25)
-
-
 def test_lexicon_respelling_and_phonemes() -> None:
     calls: list[str] = []
 
@@ -139,22 +122,6 @@ def test_with_windows_an_awaited_piece_cuts_nothing(engine) -> None:
     quick = engine.plan(text, spec, lang="en-us", awaited=True)
     assert [c.phonemes for c in quick] == [c.phonemes for c in engine.plan(text, spec)]
     assert quick[0].windowed
-
-
-@pytest.mark.slow
-def test_an_awaited_piece_speaks_the_same_words(whole_engine, listener) -> None:
-    engine = whole_engine
-    text = (
-        "Good morning, the temperature outside is ten degrees and the wind is calm, "
-        "so leave the heating off and open the kitchen window for a while."
-    )
-    spec = engine.voice("jm_kumo")
-    calls = list(engine.speak(text, spec, awaited=True))
-    whole = next(engine.speak(text, spec))  # the first call only: its rest is not compared
-    # "Good morning, the temperature outside is ten degrees" first: a shorter call
-    # than the whole piece's first, which runs up to its 120-token limit.
-    assert len(calls[0]) < 0.75 * len(whole), ([len(c) for c in calls], len(whole))
-    listener.check_later(text, np.concatenate(calls))
 
 
 def test_an_awaited_piece_plans_its_opening_phrase_as_its_own_call(whole_engine) -> None:
