@@ -31,11 +31,18 @@ def _real(name: str) -> np.ndarray:
 
 
 def _hostile(data: Path) -> list[str]:
-    np.savez(data / "pickled.npz", zz_pickle=np.array([{"a": 1}], dtype=object))
-    np.savez(data / "shape.npz", zz_shape=np.zeros((10, 256), np.float32))
-    (data / "junk.npz").write_bytes(os.urandom(4000))
-    (data / "zero.npz").symlink_to("/dev/zero")
-    return ["pickled.npz", "shape.npz", "junk.npz", "zero.npz"]
+    # Made aside and renamed in: a rescan that caught a file half written would warn
+    # about that too (a second warning, about another file than the finished one).
+    aside = data.with_name(f"{data.name}-aside")
+    aside.mkdir()
+    np.savez(aside / "pickled.npz", zz_pickle=np.array([{"a": 1}], dtype=object))
+    np.savez(aside / "shape.npz", zz_shape=np.zeros((10, 256), np.float32))
+    (aside / "junk.npz").write_bytes(os.urandom(4000))
+    (aside / "zero.npz").symlink_to("/dev/zero")
+    names = ["pickled.npz", "shape.npz", "junk.npz", "zero.npz"]
+    for name in names:
+        os.replace(aside / name, data / name)
+    return names
 
 
 def _until(server: ServerProcess, listed: bool, name: str) -> list[str]:
