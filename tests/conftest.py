@@ -249,27 +249,24 @@ class Listener:
         from support.heard_together import heard_together
 
         later, self._later, failed = self._later, [], []
-        for language in dict.fromkeys(c.language for c in later):
-            clips = [c for c in later if c.language == language]
-            rates = {c.rate for c in clips}
-            for rate in rates:
-                same = [c for c in clips if c.rate == rate]
-                heard = heard_together(self.ear, [c.audio for c in same], rate, language)
-                for clip, said in zip(same, heard, strict=True):
-                    if said is not None and self._within(clip, said):
-                        continue
-                    try:
-                        self.check(
-                            clip.text,
-                            clip.audio,
-                            voice=clip.voice,
-                            language=clip.language,
-                            rate=clip.rate,
-                            speed=clip.speed,
-                            margin=clip.margin,
-                        )
-                    except AssertionError as err:
-                        failed.append(f"{clip.test}: {err}")
+        for language, rate in dict.fromkeys((c.language, c.rate) for c in later):
+            same = [c for c in later if (c.language, c.rate) == (language, rate)]
+            heard = heard_together(self.ear, [c.audio for c in same], rate, language)
+            for clip, said in zip(same, heard, strict=True):
+                if said is not None and self._within(clip, said):
+                    continue
+                try:
+                    self.check(
+                        clip.text,
+                        clip.audio,
+                        voice=clip.voice,
+                        language=clip.language,
+                        rate=clip.rate,
+                        speed=clip.speed,
+                        margin=clip.margin,
+                    )
+                except AssertionError as err:
+                    failed.append(f"{clip.test}: {err}")
         if failed:
             raise AssertionError("\n".join(failed))
 

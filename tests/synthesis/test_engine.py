@@ -84,6 +84,7 @@ def test_a_piece_beyond_the_model_context_is_planned_in_calls_within_it(engine) 
     finally:
         engine.settings = settings
     assert len(calls) >= 2
+    assert max(len(c.phonemes) for c in calls) > settings.max_call_tokens  # planned longer
     assert all(len(engine.kokoro.tokenizer.tokenize(c.phonemes)) <= 510 for c in calls)
     assert "".join(c.phonemes for c in calls).replace(" ", "") == whole.replace(" ", "")
 

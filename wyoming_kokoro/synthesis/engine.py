@@ -57,7 +57,7 @@ class Engine:
         `lexicon`: the user's words and their phonemes (data, not settings)."""
         from kokoro_onnx.tokenizer import Tokenizer
 
-        self.settings = settings or EngineSettings()
+        self._settings = settings or EngineSettings()
         self.threads = self.settings.effective_threads
         self._lexicon = lexicon or {}
         started = time.monotonic()
@@ -116,6 +116,17 @@ class Engine:
         if self.settings.normalize:
             text = normalize(text, "en-us")
         Phonemizer(espeak, lexicon=self._lexicon)(text, "en-us")
+
+    @property
+    def settings(self) -> EngineSettings:
+        """How this engine decodes and plans (threads, calls, windows, normalizing)."""
+        return self._settings
+
+    @settings.setter
+    def settings(self, settings: EngineSettings) -> None:
+        """Plan and decode with other settings from now on (a test's, a benchmark's)."""
+        self._settings = settings
+        self._planner.settings = settings
 
     def voice(self, spec: str) -> VoiceSpec:
         """Parse a voice or blend spec against the loaded voices (VoiceError if unknown)."""

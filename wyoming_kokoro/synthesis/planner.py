@@ -41,7 +41,7 @@ class Planner:
             text = normalize(text, lang)
         return self._phonemize(text, lang)
 
-    def says_anything(self, phonemes: str) -> bool:
+    def _says_anything(self, phonemes: str) -> bool:
         """Whether the model has a token for any of `phonemes` (else: symbols only)."""
         return bool(self._tokenizer.tokenize(phonemes))
 
@@ -77,7 +77,7 @@ class Planner:
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
             for batch in split_phonemes(self.phonemes(part, lang), self.settings.max_call_tokens):
-                if self.says_anything(batch):
+                if self._says_anything(batch):
                     first = not calls
                     call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
                     calls.append(call)
