@@ -29,6 +29,8 @@ def load(name: str, path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs: a dataclass looks its own module up in sys.modules.
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
