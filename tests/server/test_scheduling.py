@@ -30,6 +30,7 @@ from wyoming_kokoro.server.wyoming.handler import KokoroHandler
 from wyoming_kokoro.server.wyoming.info import build_info
 from wyoming_kokoro.server.wyoming.wire import Limits
 from wyoming_kokoro.settings import EngineSettings
+from wyoming_kokoro.text.g2p import MAX_LEXICON_ENTRIES
 
 ARTICLE = " ".join(
     f"Paragraph {n}: the heating schedule switched to evening mode, the blinds are "
@@ -130,14 +131,15 @@ def test_synthesize_start_starts_the_worker_which_still_leaves_when_idle(listene
 
 def test_a_large_lexicon_no_longer_stops_the_worker(tmp_path: Path, listener) -> None:
     # 300 KB of lexicon used to travel on the worker's command line, over Linux's
-    # 128 KiB limit for one argument: every request then waited forever.
-    lines = [f"word{n}\trespelling number {n}" for n in range(12_000)]
-    (tmp_path / "lexicon.txt").write_text("\n".join([*lines, "HA\thome assistant"]) + "\n")
+    # 128 KiB limit for one argument: every request then waited forever. The entry
+    # heard comes first: entries past MAX_LEXICON_ENTRIES are left out.
+    lines = [f"word{n}\trespelling number {n}" for n in range(MAX_LEXICON_ENTRIES - 1)]
+    (tmp_path / "lexicon.txt").write_text("\n".join(["HA\tthe house", *lines]) + "\n")
     assert (tmp_path / "lexicon.txt").stat().st_size > 300_000
     with ServerProcess("--data-dir", str(tmp_path)) as srv:
         reply = run(synthesize(srv.uri, "Ask HA to lock the door.", timeout=120))
     assert reply.errors == []
-    listener.check_later("Ask home assistant to lock the door.", reply.audio)
+    listener.check_later("Ask the house to lock the door.", reply.audio)
 
 
 def _config() -> WorkerConfig:
