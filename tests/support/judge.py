@@ -227,6 +227,8 @@ def _time(match: re.Match[str]) -> str:
 
 def words(text: str, language: str = "en") -> list[str]:
     """Lowercase words, numbers spelled out, punctuation dropped (English rules)."""
+    # Letters said one by one are written as one word by Whisper: "K Q X" is "KQX".
+    text = re.sub(r"\b[A-Z](?: [A-Z]\b)+", lambda m: m.group(0).replace(" ", ""), text)
     text = text.lower().replace("’", "'")
     text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)  # 1,500
     text = re.sub(r"\b([ap])\.\s?m\.?", r"\1m", text)  # p.m. and pm are one word
