@@ -160,7 +160,7 @@ def _word(text: Said, language: str) -> float:
 
 @dataclass(frozen=True)
 class _Later:
-    """A check left for the end of the module (`Listener.check_later`)."""
+    """A check left for the end of the run (`Listener.check_later`)."""
 
     test: str
     text: Said
@@ -235,8 +235,8 @@ class Listener:
         speed: float = 1.0,
         margin: float = MARGIN,
     ) -> None:
-        """`check`, made with the module's other clips after its last test: heard
-        together in as few of the judge's windows as they fit in
+        """`check`, made with the other clips of this test process after its last
+        test: heard together in as few of the judge's windows as they fit in
         (support/heard_together.py). A clip that loses more than `margin` there is
         checked again alone, as `check` does, so only a clip `check` fails fails."""
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
@@ -278,22 +278,13 @@ class Listener:
 
 
 @pytest.fixture(scope="session")
-def listener(recognizer, direct) -> Listener:
+def listener(recognizer, direct) -> Iterator[Listener]:
+    """The judge of every audio test. What the tests left to `check_later` is judged
+    after the last test of this test process, in as few windows as the clips fill:
+    a failure is reported at that test's teardown, naming the test that made the clip."""
     made = Listener(recognizer, direct)
-    _LISTENERS.append(made)
-    return made
-
-
-_LISTENERS: list[Listener] = []
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _clips_heard_by_the_end_of_the_module() -> Iterator[None]:
-    """What a module's tests left to `Listener.check_later` is judged after its last
-    test (and after its servers stop): a failure is reported there, naming its test."""
-    yield
-    for made in _LISTENERS:
-        made.settle()
+    yield made
+    made.settle()
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Several clips heard in as few of the judge's 30-second windows as they fit in.
 
-Whisper costs a whole 30 s window however short the clip: a test module's clips of a
-few seconds each, heard one by one, cost a window each. Here they are laid end to end
+Whisper costs a whole 30 s window however short the clip: the tests' clips of a few
+seconds each, heard one by one, cost a window each. Here they are laid end to end
 with a silence between them, heard together, and each word is given back to
 the clip its middle falls in (halfway through a silence is where one clip's time ends).
 """
