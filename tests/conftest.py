@@ -211,6 +211,12 @@ class Listener:
         """
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         heard = self.ear.heard(audio, rate, language)
+        return self._judged(text, heard, voice, language, speed, margin)
+
+    def _judged(
+        self, text: Said, heard: str, voice: str, language: str, speed: float, margin: float
+    ) -> str:
+        """`check` on what was heard in our audio."""
         ours = error(reference(text), heard, language)
         margin = max(margin, _word(text, language))
         if ours <= margin:
@@ -238,7 +244,8 @@ class Listener:
         """`check`, made with the other clips of this test process after its last
         test: heard together in as few of the judge's windows as they fit in
         (support/heard_together.py). A clip that loses more than `margin` there is
-        checked again alone, as `check` does, so only a clip `check` fails fails."""
+        checked as `check` does (heard again alone, unless it had its window to itself),
+        so only a clip `check` fails fails."""
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
         self._later.append(_Later(test, text, audio, voice, language, rate, speed, margin))
@@ -246,24 +253,20 @@ class Listener:
     def settle(self) -> None:
         """Make the checks left to `check_later`; AssertionError naming each test whose
         clip failed."""
-        from support.heard_together import heard_together
+        from support.heard_together import Heard, heard_together
 
         later, self._later, failed = self._later, [], []
         for language, rate in dict.fromkeys((c.language, c.rate) for c in later):
             same = [c for c in later if (c.language, c.rate) == (language, rate)]
             heard = heard_together(self.ear, [c.audio for c in same], rate, language)
             for clip, said in zip(same, heard, strict=True):
-                if said is not None and self._within(clip, said):
+                if said is not None and self._within(clip, said.text):
                     continue
+                if said is None or not said.alone:  # heard beside others: now alone
+                    said = Heard(self.ear.heard(clip.audio, rate, language), True)
                 try:
-                    self.check(
-                        clip.text,
-                        clip.audio,
-                        voice=clip.voice,
-                        language=clip.language,
-                        rate=clip.rate,
-                        speed=clip.speed,
-                        margin=clip.margin,
+                    self._judged(
+                        clip.text, said.text, clip.voice, language, clip.speed, clip.margin
                     )
                 except AssertionError as err:
                     failed.append(f"{clip.test}: {err}")

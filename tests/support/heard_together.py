@@ -8,7 +8,7 @@ the clip its middle falls in (halfway through a silence is where one clip's time
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,11 +21,16 @@ WINDOW_S = 29.0  # what one window may hold, short of Whisper's 30 s
 GAP_S = 0.75
 
 
-def heard_together(ear: Judge, clips: list[Any], rate: int, language: str) -> list[str | None]:
+class Heard(NamedTuple):
+    text: str
+    alone: bool  # the clip had its window to itself: heard as `Judge.heard` hears it
+
+
+def heard_together(ear: Judge, clips: list[Any], rate: int, language: str) -> list[Heard | None]:
     """What `ear` hears in each clip (int16 bytes or arrays, or float arrays at `rate`);
     None for a clip longer than a window (hear it alone)."""
     audio = [to_16k(clip, rate) for clip in clips]
-    said: list[str | None] = [None] * len(audio)
+    said: list[Heard | None] = [None] * len(audio)
     batch: list[int] = []
     for index, samples in enumerate(audio):
         if len(samples) > WINDOW_S * RATE:
@@ -44,7 +49,7 @@ def _seconds(audio: list[np.ndarray], batch: list[int]) -> float:
 
 
 def _hear(
-    ear: Judge, audio: list[np.ndarray], batch: list[int], language: str, said: list[str | None]
+    ear: Judge, audio: list[np.ndarray], batch: list[int], language: str, said: list[Heard | None]
 ) -> None:
     gap = np.zeros(int(GAP_S * RATE), np.float32)
     parts: list[np.ndarray] = []
@@ -62,4 +67,4 @@ def _hear(
         slot = next((n for n, last in enumerate(ends) if middle < last), len(batch) - 1)
         texts[slot].append(word)
     for index, text in zip(batch, texts, strict=True):
-        said[index] = "".join(text).strip()
+        said[index] = Heard("".join(text).strip(), len(batch) == 1)
