@@ -270,7 +270,6 @@ SENTENCES = (
     "The front door of the house is locked now.",
     "All of the lights in the kitchen are off.",
     "The heating will start again at six tonight.",
-    "The garage door closes in a minute from now.",
 )
 SENTENCE_PAUSE_MS = 250  # what a sentence end is followed by (audio.pause_after)
 
@@ -289,8 +288,8 @@ def test_a_break_is_the_silence_after_a_sentence_not_added_to_its_pause() -> Non
     # The rule: a break's time is the silence between the words around it. The pause a
     # sentence end brings counts toward it, never on top of it: a 1.5 s break after a
     # sentence is 1.5 s of silence, 1.25 s more than the sentence's own pause; a break
-    # shorter than that pause leaves the pause. Several breaks share one synthesis.
-    asked_ms = (500, 1500, 200)
+    # shorter than that pause leaves the pause. Both breaks share one synthesis.
+    asked_ms = (1500, 200)
     plain = "<speak>" + " ".join(SENTENCES) + "</speak>"
     doc = "<speak>" + SENTENCES[0]
     for ms, sentence in zip(asked_ms, SENTENCES[1:], strict=True):
@@ -306,9 +305,9 @@ def test_a_break_is_the_silence_after_a_sentence_not_added_to_its_pause() -> Non
     assert abs(total_ms - sum(added)) <= 25, (total_ms, added)
     # Break by break: the quiet between the sentences grew by what each break adds.
     between, between_breaks = _gaps_ms(without.audio), _gaps_ms(with_breaks.audio)
-    assert len(between) == len(between_breaks) >= 3, (between, between_breaks)
+    assert len(between) == len(between_breaks) >= 2, (between, between_breaks)
     grown = [b - a for a, b in zip(between, between_breaks, strict=True)]
-    assert sorted(grown, reverse=True)[:3] == pytest.approx(sorted(added, reverse=True), abs=25)
+    assert sorted(grown, reverse=True)[:2] == pytest.approx(sorted(added, reverse=True), abs=25)
 
 
 def test_sub_and_say_as_are_heard_as_asked(served, listener) -> None:
