@@ -284,7 +284,8 @@ class Listener:
 def listener(recognizer, direct) -> Iterator[Listener]:
     """The judge of every audio test. What the tests left to `check_later` is judged
     after the last test of this test process, in as few windows as the clips fill:
-    a failure is reported at that test's teardown, naming the test that made the clip."""
+    a failure is reported at that test's teardown, naming the test that made the clip.
+    (So a test's own timeout times its call alone: any test may be the last.)"""
     made = Listener(recognizer, direct)
     yield made
     made.settle()
@@ -373,6 +374,10 @@ def pytest_collection_modifyitems(config: Any, items: list[Any]) -> None:
     for item in items:
         if _MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.model)
+        # Any test may be its process's last, whose teardown hears the run's clips.
+        timeout = item.get_closest_marker("timeout")
+        if timeout is not None and not timeout.kwargs.get("func_only"):
+            raise pytest.UsageError(f"{item.nodeid}: a test's own timeout is func_only=True")
     rank = {name: n for n, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(_test_file(item), len(rank)))
 
