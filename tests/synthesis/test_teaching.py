@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from support.audio_distance import log_mel_distance
 from support.cores import THREADS
+from support.recorded_windows import recorded_windows
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.settings import EngineSettings
@@ -64,31 +65,17 @@ def test_a_taught_voice_windows_its_first_listener_with_its_statistics(
     # Short replies are windowed too, and sound as their whole decode does: predicted
     # from sentences alone, "Hi." was 14 dB away (here about 2 dB).
     cut, voice = engine.cut, engine.voice("jm_kumo")
-    decoded = cut.windowed
-    plans: list[dict[str, np.ndarray]] = []
-    windows: list[np.ndarray] = []  # the windows as the engine decoded them
-
-    def recorded(plan, *args, **kwargs):  # type: ignore[no-untyped-def]
-        plans.append(plan)
-        for window, last in decoded(plan, *args, **kwargs):
-            windows.append(window)
-            yield window, last
-
     for text in ("Hi.", "The door is open."):
         call = engine.plan(text, voice, awaited=True)[0]
-        plans.clear()
-        windows.clear()
-        cut.windowed = recorded  # type: ignore[method-assign]
         caplog.clear()
-        try:
-            with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.engine"):
-                list(engine.stream(call))
-        finally:
-            del cut.windowed
+        # The windows as the engine decoded them, compared with the whole decode.
+        logged = caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.engine")
+        with recorded_windows(cut) as recorded, logged:
+            list(engine.stream(call))
         assert "Windows with the voice's statistics" in caplog.text, text
-        (plan,) = plans
+        (plan,) = recorded.plans
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
-        joined = np.concatenate(windows)
+        joined = np.concatenate(recorded.windows)
         assert log_mel_distance(cut.whole(plan)[start:], joined) < 3.0, text
 
 

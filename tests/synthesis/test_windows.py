@@ -17,6 +17,7 @@ import onnx
 import pytest
 from support.audio_distance import log_mel_distance, log_mel_frames
 from support.cores import THREADS
+from support.recorded_windows import recorded_windows
 from support.taught import SENTENCES, taught_in_run
 from support.worker_pipe import receive, receive_one, running_worker, send, speak
 
@@ -144,10 +145,9 @@ def test_windowed_first_calls_sound_close_to_the_whole_call(
     # probe (the whole call's own statistics: 0.7 dB; naive windows 4.7 dB). No seams:
     # every window after the first is decoded with one set of statistics.
     distances, heard = [], []
-    long_plan, long_decode, _ = long_whole  # LONG's whole decode, made once for the module
-    for text in (LONG, SENTENCES[0]):
-        plan = long_plan if text == LONG else cut.plan(inputs(engine, text))
-        whole = long_decode if text == LONG else cut.whole(plan)
+    other = cut.plan(inputs(engine, SENTENCES[0]))
+    # LONG's whole decode is the module's, made once.
+    for plan, whole in ((long_whole[0], long_whole[1]), (other, cut.whole(other))):
         start = graph.SAMPLES_PER_FRAME * cut.first_frame(plan)
         windowed = np.concatenate([audio for audio, _ in cut.windowed(plan)])
         distances.append(log_mel_distance(whole[start:], windowed))
@@ -241,20 +241,9 @@ def test_windows_join_sample_to_sample_with_no_fade_at_their_seams(engine, taugh
 
     voice = engine.voice("jm_kumo")
     call = engine.plan(LONG, voice, awaited=True)[0]
-    split = engine.cut
-    windows: list[np.ndarray] = []  # the cut model's windows as the engine gets them
-    decoded = split.windowed
-
-    def recorded(*args, **kwargs):  # type: ignore[no-untyped-def]
-        for window, last in decoded(*args, **kwargs):
-            windows.append(window)
-            yield window, last
-
-    split.windowed = recorded  # type: ignore[method-assign]
-    try:
+    with recorded_windows(engine.cut) as recorded:  # the windows as the engine got them
         pieces = [pcm for pcm, _ in engine.stream(call)]
-    finally:
-        del split.windowed
+    windows = recorded.windows
     assert len(pieces) >= 3
     # The same audio converted in one piece, from where the engine's trim began it
     # (found by matching 2,000 samples past the fade-in).
