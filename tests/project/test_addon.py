@@ -215,6 +215,25 @@ def test_every_option_is_translated(config: dict[str, Any], translations: dict[s
         assert translations["network"].get(port), f"no description for port {port}"
 
 
+def documented_options(docs: str) -> set[str]:
+    """The option names under DOCS.md's `### Option: `x`` and `### Options: `a` and `b`` headings."""
+    names: set[str] = set()
+    for heading in re.findall(r"^### Options?: (.+)$", docs, re.MULTILINE):
+        names.update(re.findall(r"`(\w+)`", heading))
+    return names
+
+
+def test_the_docs_describe_every_option_and_no_other(config: dict[str, Any]) -> None:
+    """DOCS.md, config.yaml and the translations name one list of options, and DOCS.md
+    never tells a user to set a server flag the app does not offer."""
+    docs = (ADDON / "DOCS.md").read_text(encoding="utf-8")
+    assert documented_options(docs) == set(config["schema"])
+    offered = {option.addon for option in server_options.SERVER if option.addon}
+    for option in server_options.SERVER:
+        if option.addon is None and option.name not in offered:
+            assert f"`{option.name}`" not in docs, f"DOCS.md names {option.name}, not an option"
+
+
 def test_every_option_is_used_by_the_run_script(config: dict[str, Any]) -> None:
     script = RUN.read_text(encoding="utf-8")
     for key in config["schema"]:
