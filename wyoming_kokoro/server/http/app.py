@@ -45,7 +45,7 @@ _PAGE_HEADERS = {
 
 
 def _auth_middleware(api_key: str | None) -> Middleware:
-    expected = f"Bearer {api_key}".encode() if api_key else None
+    expected = api_key.encode() if api_key else None
 
     @web.middleware
     async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -54,11 +54,20 @@ def _auth_middleware(api_key: str | None) -> Middleware:
         # surrogateescape: aiohttp keeps undecodable header bytes as surrogates
         given = request.headers.get("Authorization", "").encode("utf-8", "surrogateescape")
         # Constant time: the comparison must not tell how much of a guess was right.
-        if not hmac.compare_digest(given, expected):
+        if not hmac.compare_digest(_bearer_token(given), expected):
             raise ApiError(401, "missing or wrong API key (Authorization: Bearer …)", code=None)
         return await handler(request)
 
     return auth
+
+
+def _bearer_token(credentials: bytes) -> bytes:
+    """The token of `Bearer TOKEN`; b"" for any other scheme. The scheme's case does
+    not matter (RFC 7235), and clients that put more than one space after it are met."""
+    scheme, space, token = credentials.partition(b" ")
+    if not space or scheme.lower() != b"bearer":
+        return b""
+    return token.lstrip(b" \t")
 
 
 def _is_public(path: str) -> bool:
