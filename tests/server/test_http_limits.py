@@ -282,3 +282,26 @@ def test_without_a_voice_the_offers_default_speaks_after_a_rescan(voice: object)
         assert await queued_voice(client, app, body) == "af_heart"
 
     run(test, voices=Voices((VOICE,), VOICE, 1.0, 1000, offer=offer))
+
+
+def test_a_client_that_hangs_up_mid_body_is_one_quiet_log_line(caplog) -> None:
+    """aiohttp logged an ERROR with a traceback for every client that went away while
+    sending its body: a client leaving is no server error."""
+
+    async def check(port: int) -> None:
+        _, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(PARTIAL)
+        await writer.drain()
+        await asyncio.sleep(0.3)  # the request is being read
+        writer.close()
+        await asyncio.sleep(0.5)
+        # Still serving
+        assert (await first_bytes(port, HEALTH, wait=3)).startswith(b"HTTP/1.1 200 ")
+
+    loggers = caplog.at_level(logging.DEBUG, logger="aiohttp")
+    with loggers, caplog.at_level(logging.INFO, logger="wyoming_kokoro"):
+        serve(caplog, check, connection_timeout=30.0)
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+    assert loud == [], caplog.text
+    left = [r for r in caplog.records if "went away" in r.getMessage()]
+    assert len(left) == 1 and left[0].levelno == logging.INFO, caplog.text

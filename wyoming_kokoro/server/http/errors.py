@@ -72,6 +72,11 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except ApiError as err:
         _LOGGER.info("%s %s: %d %s", request.method, request.path, err.status, err.message)
         return err.response()
+    except ConnectionError as err:
+        # The client went away (e.g. in the middle of its body): nobody is left to
+        # answer, and it is no failure of ours. aiohttp drops this answer quietly.
+        _LOGGER.info("%s %s: the client went away (%s)", request.method, request.path, err)
+        return web.Response(status=400)
     except web.HTTPRequestEntityTooLarge as err:
         return ApiError(
             413, f"request body too large: {err.text}", code="body_too_large"
