@@ -7,22 +7,27 @@ holds numbers that a later, more general pass would otherwise read on its own.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from types import MappingProxyType
 
 from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.en_dates import dates_and_times, weekdays, years
+from wyoming_kokoro.text.normalize.en_ranges import money_ranges
 from wyoming_kokoro.text.normalize.en_text import abbreviations, addresses, phones_and_versions
 from wyoming_kokoro.text.normalize.en_units import money_and_units
 from wyoming_kokoro.text.normalize.en_words import (
     MOST_DIGITS,
     NUMBER,
+    RANGE_MARK,
     cardinal,
     digits,
     number,
     ordinal,
     plural,
+    range_end,
     year,
 )
+from wyoming_kokoro.text.normalize.passes import run_passes
 
 _DIGIT_RE = re.compile(r"\d")
 
@@ -63,7 +68,7 @@ _LETTERS_DIGITS_RE = re.compile(r"\b([A-Z]{1,5})(\d{1,3}(?:\.\d+)?)(?![\w]|\.\d)
 _DIGITS_LETTERS_RE = re.compile(r"(?<![\w.,])(\d{1,4})([A-Z]{1,3})\b")
 _NUMBER_RE = re.compile(
     rf"(?<![\w.])(?:(?<![^\s(\[=:/])(?P<sign>-)(?=\.?\d))?(?P<a>{NUMBER}|\.\d+)"
-    rf"(?:\s?[-–]\s?(?P<b>{NUMBER}))?(?![\w])"
+    rf"(?:{RANGE_MARK}(?P<b_sign>-(?=\d))?(?P<b>{NUMBER}))?(?![\w])"
 )
 _WORD_SLASH_RE = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")
 _SPACE_BEFORE_PUNCT_RE = re.compile(r"[ \t]+(?=[,.!?;:](?:\s|$))")
@@ -121,9 +126,10 @@ def _number(m: re.Match[str], gb: bool) -> str:
     sign = "minus " if m["sign"] else ""
     if b is None:
         return sign + number(a, gb)
-    if len(a) == len(b) == 4 and 1100 <= int(a) < int(b) <= 2099:
+    if len(a) == len(b) == 4 and a.isdigit() and b.isdigit() and 1100 <= int(a) < int(b) <= 2099:
         return f"{year(int(a), gb)} to {year(int(b), gb)}"  # "2020-2025"
-    return f"{sign}{number(a, gb)} to {number(b, gb)}"
+    b_sign = "minus " if m["b_sign"] else ""
+    return f"{sign}{number(range_end(a), gb)} to {b_sign}{number(range_end(b), gb)}"
 
 
 def _ordinal(text: str, gb: bool) -> str:
@@ -135,6 +141,8 @@ def _ordinal(text: str, gb: bool) -> str:
 
 
 def _numbers(text: str, gb: bool) -> str:
+    if not _DIGIT_RE.search(text):
+        return text
     if "/" in text:
         text = _FRACTION_RE.sub(lambda m: _fraction(m, gb), text)
     text = _ORDINAL_RE.sub(lambda m: _ordinal(m[1], gb), text)
@@ -145,7 +153,7 @@ def _numbers(text: str, gb: bool) -> str:
     return _NUMBER_RE.sub(lambda m: _number(m, gb), text)
 
 
-def _symbols(text: str) -> str:
+def _symbols(text: str, gb: bool) -> str:
     if not _SYMBOL_HINT_RE.search(text):
         return text
     text = _COMPARE_RE.sub(lambda m: f" {_COMPARE_WORDS[m[0].strip()]} ", text)
@@ -153,26 +161,54 @@ def _symbols(text: str) -> str:
     return text.replace("×", " times ")
 
 
-def normalize_english(text: str, gb: bool = False) -> str:
-    """Spell out numbers, units, dates, addresses and abbreviations for an English voice."""
-    text = weekdays(addresses(text))
-    has_digits = bool(_DIGIT_RE.search(text))
-    if has_digits:
-        text = _DIMENSION_RE.sub(" by ", text)  # "10 x 20 cm", before units take the "20"
-        text = dates_and_times(text, gb)
-        text = phones_and_versions(text, gb)
-    text = money_and_units(text, gb)  # also units without a number: "in km/h"
-    if has_digits:
-        text = years(text, gb)
-    text = _symbols(text)  # before fractions, so "> ½" still sees what follows
-    if _VULGAR_HINT_RE.search(text):
-        text = _VULGAR_RE.sub(lambda m: _vulgar(m, gb), text)
-    if _ROMAN_HINT_RE.search(text):
-        text = _ROMAN_RE.sub(lambda m: _roman(m, gb), text)
-    text = abbreviations(text)
-    if has_digits:
-        text = _numbers(text, gb)
+def _with_digits(apply: Callable[[str, bool], str]) -> Callable[[str, bool], str]:
+    """A pass that only numbers can concern, skipped for text without a digit."""
+    return lambda text, gb: apply(text, gb) if _DIGIT_RE.search(text) else text
+
+
+def _vulgar_fractions(text: str, gb: bool) -> str:
+    if not _VULGAR_HINT_RE.search(text):
+        return text
+    return _VULGAR_RE.sub(lambda m: _vulgar(m, gb), text)
+
+
+def _roman_numerals(text: str, gb: bool) -> str:
+    if not _ROMAN_HINT_RE.search(text):
+        return text
+    return _ROMAN_RE.sub(lambda m: _roman(m, gb), text)
+
+
+def _spaces(text: str, gb: bool) -> str:
     if "/" in text:
         text = _WORD_SLASH_RE.sub(" ", text)  # "on/off" -> "on off"
     text = SPACE_RUN.sub(" ", text)
     return _SPACE_BEFORE_PUNCT_RE.sub("", text).strip()
+
+
+# The passes in order, most specific first; each is contained (passes.py).
+PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
+    ("addresses", lambda text, gb: addresses(text)),
+    ("weekdays", lambda text, gb: weekdays(text)),
+    # "10 x 20 cm", before units take the "20"
+    ("dimensions", _with_digits(lambda text, gb: _DIMENSION_RE.sub(" by ", text))),
+    ("dates and times", _with_digits(dates_and_times)),
+    ("phones and versions", _with_digits(phones_and_versions)),
+    ("money ranges", _with_digits(money_ranges)),
+    ("money and units", money_and_units),  # also units without a number: "in km/h"
+    ("years", _with_digits(years)),
+    ("symbols", _symbols),  # before fractions, so "> ½" still sees what follows
+    ("fractions", _vulgar_fractions),
+    ("Roman numerals", _roman_numerals),
+    ("abbreviations", lambda text, gb: abbreviations(text)),
+    ("numbers", _numbers),
+    ("spaces", _spaces),
+)
+
+
+def normalize_english(text: str, gb: bool = False) -> str:
+    """Spell out numbers, units, dates, addresses and abbreviations for an English voice."""
+    return run_passes(text, [(name, _dialect(apply, gb)) for name, apply in PASSES], "English")
+
+
+def _dialect(apply: Callable[[str, bool], str], gb: bool) -> Callable[[str], str]:
+    return lambda text: apply(text, gb)

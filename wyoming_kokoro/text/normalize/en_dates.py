@@ -91,6 +91,11 @@ _TIME_RANGE_RE = re.compile(rf"(?<![\w:.])({_TIME})\s*[-–]\s*({_TIME})")
 _HOUR_AMPM_RE = re.compile(
     rf"(?<![\w:.])(?P<h>1[0-2]|0?[1-9])(?:\s*[-–]\s*(?P<h2>1[0-2]|0?[1-9]))?\s?(?P<ap>{_AMPM})"
 )
+# "7.30pm", "1.50-2.00 pm": a clock time written with a dot (British usage), known by its am/pm.
+_DOTTED_TIME_RE = re.compile(
+    rf"(?<![\w:.,])(?P<h>1[0-2]|0?[1-9])\.(?P<m>[0-5]\d)"
+    rf"(?:\s*[-–—]\s*(?P<h2>1[0-2]|0?[1-9])\.(?P<m2>[0-5]\d))?\s?(?P<ap>{_AMPM})"
+)
 
 _DECADE_RE = re.compile(
     r"(?:(?<![\w'’])['’](?P<short>\d0)|\b(?P<year>1[1-9]\d0|20\d0)"
@@ -220,6 +225,14 @@ def _time_range(m: re.Match[str], gb: bool) -> str:
     return f"{first} to {_TIME_RE.sub(lambda t: _time(t, gb), m[2])}"
 
 
+def _dotted_time(m: re.Match[str], gb: bool) -> str:
+    def said(hour: str, minute: str) -> str:
+        return cardinal(int(hour), gb) + (f" {_minutes(int(minute))}" if int(minute) else "")
+
+    words = said(m["h"], m["m"]) + (f" to {said(m['h2'], m['m2'])}" if m["h2"] else "")
+    return f"{words} {_ampm(m['ap'])}{keep_period(m)}"
+
+
 def _hour_ampm(m: re.Match[str], gb: bool) -> str:
     words = cardinal(int(m["h"]), gb)
     if m["h2"]:
@@ -263,6 +276,8 @@ def dates_and_times(text: str, gb: bool) -> str:
         text = _TIME_RANGE_RE.sub(lambda m: _time_range(m, gb), text)
         text = _TIME_RE.sub(lambda m: _time(m, gb), text)
     if _AMPM_HINT_RE.search(text):
+        if "." in text:
+            text = _DOTTED_TIME_RE.sub(lambda m: _dotted_time(m, gb), text)
         text = _HOUR_AMPM_RE.sub(lambda m: _hour_ampm(m, gb), text)
     if _DECADE_HINT_RE.search(text):
         text = _DECADE_RE.sub(lambda m: _decade(m, gb), text)

@@ -6,7 +6,14 @@ import re
 from types import MappingProxyType
 from typing import NamedTuple
 
-from wyoming_kokoro.text.normalize.en_words import MOST_DIGITS, NUMBER, cardinal, number
+from wyoming_kokoro.text.normalize.en_words import (
+    MOST_DIGITS,
+    NUMBER,
+    RANGE_MARK,
+    cardinal,
+    number,
+    range_end,
+)
 
 
 class _Money(NamedTuple):
@@ -43,7 +50,7 @@ _SYMBOLS = MappingProxyType(
      "Rs": "INR", "R$": "BRL", "C$": "CAD", "CA$": "CAD", "A$": "AUD", "AU$": "AUD", "₩": "KRW",
      "₽": "RUB", "₿": "BTC"}
 )  # fmt: skip
-_SCALES = MappingProxyType(
+SCALES = MappingProxyType(
     {"k": "thousand", "K": "thousand", "thousand": "thousand", "m": "million", "M": "million",
      "mn": "million", "million": "million", "B": "billion", "bn": "billion",
      "billion": "billion", "trillion": "trillion"}
@@ -161,28 +168,28 @@ def _alt(keys: tuple[str, ...] | list[str]) -> str:
     return "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True))
 
 
-_CODES = _alt(list(_CURRENCIES))
-_SYM = _alt(list(_SYMBOLS))
-_SCALE = _alt(list(_SCALES))
+CODES = _alt(list(_CURRENCIES))
+SYM = _alt(list(_SYMBOLS))
+SCALE = _alt(list(SCALES))
 _PREFIX_MONEY_RE = re.compile(
-    rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{_SYM})|\b(?P<code>{_CODES})\b)\s?"
-    rf"(?P<num>{NUMBER})(?:\s?(?P<scale>{_SCALE})(?![\w]))?(?![\w])"
+    rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{SYM})|\b(?P<code>{CODES})\b)\s?"
+    rf"(?P<num>{NUMBER})(?:\s?(?P<scale>{SCALE})(?![\w]))?(?![\w])"
 )
 _SUFFIX_MONEY_RE = re.compile(
-    rf"(?<![\w.,])(?P<neg>-)?(?P<num>{NUMBER})(?:\s?(?P<scale>{_SCALE})(?![\w]))?\s?"
-    rf"(?:(?P<sym>[€£¥₹₽₩$])|(?P<code>{_CODES})\b)"
+    rf"(?<![\w.,])(?P<neg>-)?(?P<num>{NUMBER})(?:\s?(?P<scale>{SCALE})(?![\w]))?\s?"
+    rf"(?:(?P<sym>[€£¥₹₽₩$])|(?P<code>{CODES})\b)"
 )
 _CENTS_RE = re.compile(r"(?<![\w.,])(\d{1,2})(?:\s?(¢)|(p))(?![\w])")
 _QUANTITY_RE = re.compile(
     rf"(?<![\w.,:/-])(?:(?P<sign>[-+])(?=\d))?(?P<a>{NUMBER})"
-    rf"(?:\s?[-–]\s?(?P<b>{NUMBER}))?\s?(?P<unit>{_alt(list(_UNITS))})(?![\w])"
+    rf"(?:{RANGE_MARK}(?P<b>{NUMBER}))?\s?(?P<unit>{_alt(list(_UNITS))})(?![\w])"
 )
 _PER_UNIT_RE = re.compile(rf"/\s?(?P<unit>{_alt(_STANDALONE)})(?![\w])")  # "€0.30/kWh"
 _STANDALONE_RE = re.compile(rf"(?P<unit>{_alt(_STANDALONE)})(?![\w])")
 
 
 # Cheap pre-scans (literal alternations and leading character classes scan fast).
-_MONEY_HINT_RE = re.compile(f"{_SYM}|{_CODES}")
+_MONEY_HINT_RE = re.compile(f"{SYM}|{CODES}")
 _CENTS_HINT_RE = re.compile(r"\d(?:\s?¢|p\b)")
 _DIGIT_RE = re.compile(r"\d")
 
@@ -191,13 +198,22 @@ def _unit_name(name: str, gb: bool) -> str:
     return name.replace("meter", "metre").replace("liter", "litre") if gb else name
 
 
+def currency(m: re.Match[str]) -> str:
+    """The currency code of a match with a `sym` or a `code` group."""
+    return _SYMBOLS[m["sym"]] if m["sym"] else m["code"]
+
+
 def _money(m: re.Match[str], gb: bool) -> str:
-    code = _SYMBOLS[m["sym"]] if m["sym"] else m["code"]
+    return say_money(currency(m), m["num"], gb, bool(m["neg"]), m["scale"])
+
+
+def say_money(code: str, amount: str, gb: bool, neg: bool = False, scale: str | None = None) -> str:
+    """ "1.25" dollars -> "one dollar and twenty-five cents"; `scale`: "k", "million"..."""
     money = _CURRENCIES[code]
-    text = m["num"].replace(",", "")
-    sign = "minus " if m["neg"] else ""
-    if m["scale"]:
-        return f"{sign}{number(text, gb)} {_SCALES[m['scale']]} {money.many}"
+    text = amount.replace(",", "")
+    sign = "minus " if neg else ""
+    if scale:
+        return f"{sign}{number(text, gb)} {SCALES[scale]} {money.many}"
     whole, _, frac = text.partition(".")
     if money.sub_one is None or len(frac) > 2 or len(whole) > MOST_DIGITS:
         return f"{sign}{number(text, gb)} {money.one if text == '1' else money.many}"
@@ -220,9 +236,10 @@ def _cents(m: re.Match[str], gb: bool) -> str:
 def _quantity(m: re.Match[str], gb: bool) -> str:
     one, many = _UNITS[m["unit"]]
     sign = {"-": "minus ", "+": "plus "}.get(m["sign"] or "", "")
-    words = sign + number(m["a"], gb)
     if m["b"]:
-        words += " to " + number(m["b"], gb)
+        words = f"{sign}{number(range_end(m['a']), gb)} to {number(range_end(m['b']), gb)}"
+    else:
+        words = sign + number(m["a"], gb)
     name = one if m["a"] == "1" and not m["b"] else many
     return f"{words} {_unit_name(name, gb)}"
 

@@ -28,6 +28,9 @@ MOST_DIGITS = 18
 # A written number: "1,234.56" (thousands commas) or "21.5" or "7".
 NUMBER = r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?"
 
+# Between the two ends of a range: a hyphen or a dash, spaced or not, or "to".
+RANGE_MARK = r"(?:\s?[-–—]\s?|\s+to\s+)"
+
 _NEXT_SENTENCE = re.compile(r"\s*$|\s+[A-Z]")
 
 
@@ -120,6 +123,15 @@ def number(text: str, gb: bool = False) -> str:
     if frac:
         words = f"{words} point {digits(frac)}".lstrip()
     return words
+
+
+def range_end(text: str) -> str:
+    """An end of a range without the zeros that only pad it to the other end's
+    precision: "1.50" -> "1.5", "2.00" -> "2" (a listener hears "one point five to two")."""
+    if "." not in text:
+        return text
+    text = text.rstrip("0").rstrip(".")
+    return text or "0"
 
 
 def keep_period(m: re.Match[str]) -> str:
