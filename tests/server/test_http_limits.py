@@ -181,24 +181,70 @@ def test_the_stream_cap_is_checked_before_the_body_is_read(caplog) -> None:
     serve(caplog, check, max_connections=1, connection_timeout=30.0)
 
 
-def test_connections_beyond_the_cap_are_refused_with_a_503(caplog) -> None:
-    """Like Wyoming's --max-connections: HTTP connections were unbounded."""
+def test_idle_connections_make_room_for_new_ones_oldest_first(caplog) -> None:
+    """A full table of idle connections (keep-alive ones, ones that never sent a
+    request) made every request a 503, /health too, until --connection-timeout."""
 
     async def check(port: int) -> None:
-        idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(9)]
+        idle = []
+        for _ in range(9):  # one speech stream and 8 more: the table is full
+            idle.append(await asyncio.open_connection("127.0.0.1", port))
+            await asyncio.sleep(0.02)  # so the first is the oldest
+        reader, writer = idle[-1]  # one that was served, and kept alive
+        writer.write(HEALTH)
+        head = await reader.readuntil(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200 "), head
+        length = re.search(rb"Content-Length: (\d+)", head, re.IGNORECASE)
+        assert length
+        await reader.readexactly(int(length.group(1)))
         await asyncio.sleep(0.2)
-        reply = await first_bytes(port, HEALTH, wait=3)
-        assert reply.startswith(b"HTTP/1.1 503 "), reply
-        error = json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]
-        assert error["code"] == "busy" and "connections" in error["message"]
-        idle.pop()[1].close()
-        await asyncio.sleep(0.2)
-        assert (await first_bytes(port, HEALTH, wait=3)).startswith(b"HTTP/1.1 200 ")
+        for _ in range(2):
+            assert (await first_bytes(port, HEALTH, wait=3)).startswith(b"HTTP/1.1 200 ")
+        # The two oldest made room, without a word; the newer ones stay open.
+        ends = []
+        for reader, _ in idle:
+            try:
+                ends.append(await asyncio.wait_for(reader.read(1), 0.3))
+            except asyncio.TimeoutError:
+                ends.append(b"open")
         for _, writer in idle:
             writer.close()
+        assert ends == [b"", b""] + [b"open"] * 7, ends
 
-    # One speech stream, and room for a browser's parallel requests besides
     serve(caplog, check, max_connections=1, connection_timeout=30.0)
+
+
+def test_when_every_connection_is_busy_only_health_is_answered(caplog, monkeypatch) -> None:
+    """Busy connections are not closed for newcomers; those get /health, and a 503
+    for anything else, until the overflow's own bound is reached."""
+    import wyoming_kokoro.server.http as door
+
+    monkeypatch.setattr(door, "SPARE_CONNECTIONS", 0)
+    speak = (
+        b"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(json.dumps(GOOD)), json.dumps(GOOD).encode())
+    )
+
+    async def check(port: int) -> None:
+        busy = []
+        for _ in range(2):  # two streams that wait for audio (the fake speaks nothing)
+            busy.append(await asyncio.open_connection("127.0.0.1", port))
+            busy[-1][1].write(speak)
+        await asyncio.sleep(0.3)
+        try:
+            assert (await first_bytes(port, HEALTH, wait=3)).startswith(b"HTTP/1.1 200 ")
+            reply = await first_bytes(port, speak, wait=3)
+            assert reply.startswith(b"HTTP/1.1 503 "), reply
+            error = json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]
+            assert error["code"] == "busy" and "connections" in error["message"]
+            for reader, _ in busy:  # still served, not closed to make room
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(reader.read(1), 0.2)
+        finally:
+            for _, writer in busy:
+                writer.close()
+
+    serve(caplog, check, max_connections=2, connection_timeout=30.0)
 
 
 def test_an_empty_api_key_warns_like_no_key(caplog) -> None:

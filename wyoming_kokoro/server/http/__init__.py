@@ -12,6 +12,7 @@ from collections.abc import Callable
 from aiohttp import web
 
 from wyoming_kokoro.server.http.app import build_app
+from wyoming_kokoro.server.http.connections import CONNECTIONS, ConnectionTable
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import Voices
 from wyoming_kokoro.server.http.speech import SpeechConfig
@@ -38,62 +39,6 @@ class HttpServer:
     async def stop(self) -> None:
         self._listener.close()
         await self._runner.cleanup()
-
-
-class _Counted(asyncio.Protocol):
-    """aiohttp's protocol for one connection, counted in `live` while it is open.
-
-    Counted here, not by aiohttp: it learns of a connection only once it is made,
-    after a whole burst of accepted ones has passed the check.
-    """
-
-    def __init__(self, inner: asyncio.Protocol, live: set[_Counted]) -> None:
-        self._inner = inner
-        self._live = live
-        live.add(self)
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._inner.connection_made(transport)
-
-    def data_received(self, data: bytes) -> None:
-        self._inner.data_received(data)
-
-    def eof_received(self) -> bool | None:
-        return self._inner.eof_received()
-
-    def pause_writing(self) -> None:
-        self._inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        self._inner.resume_writing()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._live.discard(self)
-        self._inner.connection_lost(exc)
-
-
-class _Refusal(asyncio.Protocol):
-    """A 503 in OpenAI's shape, then a hang-up that cannot reset the answer away."""
-
-    def __init__(self, body: bytes) -> None:
-        self._answer = (
-            b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
-            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
-        )
-        self._timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        transport.write(self._answer)
-        if transport.can_write_eof():
-            transport.write_eof()
-        # What the client still sends is read and dropped, for at most a second:
-        # closing with unread input would send a reset.
-        self._timer = asyncio.get_running_loop().call_later(1.0, transport.close)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
 
 
 async def start_http(
@@ -131,6 +76,10 @@ async def start_http(
     )
     api_key = http.api_key or None  # an empty --api-key or KOKORO_API_KEY is none
     app = build_app(config, api_key, http.cors_origins, speech.max_text_json_bytes)
+    limit = connections.max_connections + SPARE_CONNECTIONS
+    refusal = ApiError(503, f"too many connections (limit {limit})", code="busy").body()
+    table = ConnectionTable(limit, refusal)
+    app[CONNECTIONS] = table  # before the runner freezes the application
     # handler_cancellation: a client that hangs up cancels its request, which
     # drops its queued pieces at once instead of at the next write.
     # shutdown_timeout: aiohttp's default waits 60 s (twice) for open speech streams,
@@ -147,16 +96,7 @@ async def start_http(
     await runner.setup()
     handlers = runner.server
     assert handlers is not None
-    limit = connections.max_connections + SPARE_CONNECTIONS
-    refusal = ApiError(503, f"too many connections (limit {limit})", code="busy").body()
-    live: set[_Counted] = set()
-
-    def connection() -> asyncio.Protocol:
-        if len(live) >= limit:
-            _LOGGER.warning("Refusing an HTTP connection: %d already open", len(live))
-            return _Refusal(refusal)
-        return _Counted(handlers(), live)
-
+    connection = table.factory(handlers)
     listener = await asyncio.get_running_loop().create_server(connection, bind_host, bind_port)
     port = listener.sockets[0].getsockname()[1] if listener.sockets else bind_port
     host = bracketed(bind_host)

@@ -12,6 +12,7 @@ from aiohttp.typedefs import Handler, Middleware
 
 from wyoming_kokoro import __version__
 from wyoming_kokoro.catalog.voices import describe_voice
+from wyoming_kokoro.server.http.connections import room_middleware
 from wyoming_kokoro.server.http.errors import ApiError, error_middleware
 from wyoming_kokoro.server.http.request import MODELS
 from wyoming_kokoro.server.http.speech import (
@@ -194,7 +195,8 @@ def build_app(
 ) -> web.Application:
     """The application; `max_body` covers the longest text accepted, in JSON."""
     app = web.Application(
-        client_max_size=max_body, middlewares=[error_middleware, _auth_middleware(api_key)]
+        client_max_size=max_body,
+        middlewares=[error_middleware, room_middleware, _auth_middleware(api_key)],
     )
     if cors_origins:
         _enable_cors(app, cors_origins)
