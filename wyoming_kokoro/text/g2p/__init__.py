@@ -133,7 +133,10 @@ def _misaki_english(british: bool) -> Callable[[str], str] | None:
             return None
         from misaki import en, espeak
 
-        g2p = en.G2P(trf=False, british=british, fallback=espeak.EspeakFallback(british))
+        from wyoming_kokoro.text.g2p.espeak_guard import GuardedFallback
+
+        fallback = GuardedFallback(espeak.EspeakFallback(british))
+        g2p = en.G2P(trf=False, british=british, fallback=fallback)
     except Exception as err:  # any failure means: use espeak
         _LOGGER.debug("misaki English G2P unavailable: %s", err)
         return None
@@ -152,7 +155,7 @@ class Phonemizer:
         from wyoming_kokoro.text.g2p.espeak_library import install
 
         install()  # before any espeak backend exists: no temporary copy per backend
-        self._espeak = espeak
+        self._espeak_library = espeak
         self._lexicon = lexicon or {}
         self._pattern = (
             re.compile(
@@ -165,6 +168,12 @@ class Phonemizer:
         self._misaki: dict[str, Callable[[str], str] | None] = {}
         self._prefer_misaki = prefer_misaki
         self._cjk: dict[str, Callable[[str], str]] = {}
+
+    def _espeak(self, text: str, lang: str) -> str:
+        """espeak-ng, given only text that cannot crash it (espeak_guard.py)."""
+        from wyoming_kokoro.text.g2p.espeak_guard import safe_for_espeak
+
+        return self._espeak_library(safe_for_espeak(text), lang)
 
     def _cjk_backend(self, lang: str) -> Callable[[str], str]:
         """The Japanese or Chinese G2P, built on first use; Latin words go to English."""
