@@ -143,8 +143,19 @@ def _misaki_english(british: bool) -> Callable[[str], str] | None:
     return lambda text: g2p(text)[0]
 
 
+ESPEAK = "espeak-ng"
+# espeak-ng's own language for a piece the Japanese or Chinese G2P could not read.
+_ESPEAK_LANGUAGE = {"ja": "ja", "zh": "cmn"}
+_CJK_NAMES = {"ja": "the Japanese G2P", "zh": "the Chinese G2P"}
+
+
 class Phonemizer:
-    """Text (already normalized) → Kokoro phonemes for one language."""
+    """Text (already normalized) → Kokoro phonemes for one language.
+
+    Never raises on text: a G2P that fails on a piece hands it to espeak-ng, and a
+    piece espeak-ng cannot read either is left out (one warning each), so one odd
+    piece never costs the rest of an utterance.
+    """
 
     def __init__(
         self,
@@ -167,44 +178,74 @@ class Phonemizer:
         )
         self._misaki: dict[str, Callable[[str], str] | None] = {}
         self._prefer_misaki = prefer_misaki
-        self._cjk: dict[str, Callable[[str], str]] = {}
+        self._cjk: dict[str, Callable[[str], str] | None] = {}  # None: it cannot load
 
     def _espeak(self, text: str, lang: str) -> str:
         """espeak-ng, given only text that cannot crash it (espeak_guard.py)."""
         from wyoming_kokoro.text.g2p.espeak_guard import safe_for_espeak
 
-        return self._espeak_library(safe_for_espeak(text), lang)
+        return self._espeak_library(safe_for_espeak(text), _ESPEAK_LANGUAGE.get(lang, lang))
 
-    def _cjk_backend(self, lang: str) -> Callable[[str], str]:
-        """The Japanese or Chinese G2P, built on first use; Latin words go to English."""
-        backend = self._cjk.get(lang)
-        if backend is None:
-            english = self._backend("en-us")
-            if lang == "ja":
-                from wyoming_kokoro.text.g2p.ja import JapaneseG2P
+    def _cjk_backend(self, lang: str) -> Callable[[str], str] | None:
+        """The Japanese or Chinese G2P, built on first use (None if it cannot be);
+        Latin words go to English."""
+        if lang not in self._cjk:
+            english = lambda text: self._read(text, "en-us")  # noqa: E731
+            backend: Callable[[str], str] | None
+            try:
+                if lang == "ja":
+                    from wyoming_kokoro.text.g2p.ja import JapaneseG2P
 
-                backend = JapaneseG2P(english)
-            else:
-                from wyoming_kokoro.text.g2p.zh import ChineseG2P
+                    backend = JapaneseG2P(english)
+                else:
+                    from wyoming_kokoro.text.g2p.zh import ChineseG2P
 
-                backend = ChineseG2P(english)
+                    backend = ChineseG2P(english)
+            except Exception as err:  # a broken install: espeak-ng still speaks
+                _LOGGER.warning(
+                    "%s cannot be loaded (%s); espeak-ng reads %s instead",
+                    _CJK_NAMES[lang],
+                    err,
+                    lang,
+                )
+                backend = None
             self._cjk[lang] = backend
-        return backend
+        return self._cjk[lang]
 
-    def _backend(self, lang: str, text: str = "") -> Callable[[str], str]:
-        if reading_language(text, lang) != lang:
-            return self._backend("en-us")
+    def _backend(self, lang: str) -> tuple[str, Callable[[str], str]]:
+        """The G2P that reads `lang` (the piece's reading language) and its name."""
         if lang in CJK_LANGUAGES:
-            return self._cjk_backend(lang)
-        if self._prefer_misaki and lang in ("en-us", "en-gb"):
+            backend = self._cjk_backend(lang)
+            if backend is not None:
+                return _CJK_NAMES[lang], backend
+        elif self._prefer_misaki and lang in ("en-us", "en-gb"):
             if lang not in self._misaki:
                 self._misaki[lang] = _misaki_english(lang == "en-gb")
                 if self._misaki[lang]:
                     _LOGGER.info("Using misaki English G2P for %s", lang)
-            backend = self._misaki[lang]
-            if backend is not None:
-                return backend
-        return lambda text: self._espeak(text, lang)
+            english = self._misaki[lang]
+            if english is not None:
+                return "misaki English", english
+        return ESPEAK, lambda text: self._espeak(text, lang)
+
+    def _read(self, text: str, lang: str) -> str:
+        """`text` read by `lang`'s G2P, else by espeak-ng, else as nothing."""
+        name, backend = self._backend(lang)
+        try:
+            return backend(text)
+        except Exception as err:
+            if name == ESPEAK:
+                _LOGGER.warning("espeak-ng cannot read a piece (%s); it is left out", err)
+                return ""
+            _LOGGER.warning("%s cannot read a piece (%s); espeak-ng reads it instead", name, err)
+        return self._espeak_or_nothing(text, lang)
+
+    def _espeak_or_nothing(self, text: str, lang: str) -> str:
+        try:
+            return self._espeak(text, lang)
+        except Exception as err:
+            _LOGGER.warning("espeak-ng cannot read it either (%s); it is left out", err)
+            return ""
 
     def __call__(self, text: str, lang: str) -> str:
         from wyoming_kokoro.text.g2p.inline import split
@@ -220,28 +261,36 @@ class Phonemizer:
 
     def readings(self, text: str, lang: str) -> list[tuple[str, str]]:
         """Japanese or Chinese text (normalized) as the G2P's words, each with its
-        phonemes as read in the sentence (text/words.py times them)."""
-        backend = self._cjk_backend(lang)
-        return backend.readings(text)  # type: ignore[attr-defined,no-any-return]
+        phonemes as read in the sentence (text/words.py times them). If the G2P
+        fails, the text is one word, read by espeak-ng."""
+        name, backend = self._backend(lang)
+        if name != ESPEAK:
+            try:
+                return backend.readings(text)  # type: ignore[attr-defined,no-any-return]
+            except Exception as err:
+                _LOGGER.warning(
+                    "%s cannot read a piece (%s); espeak-ng reads it instead", name, err
+                )
+        return [(text, self._espeak_or_nothing(text, lang))]
 
     def _words(self, text: str, lang: str) -> str:
         if not text.strip():
             return ""
-        backend = self._backend(lang, text)
+        lang = reading_language(text, lang)
         if self._pattern is None:
-            return backend(text).strip()
+            return self._read(text, lang).strip()
         out: list[str] = []
         last = 0
         for match in self._pattern.finditer(text):
             entry = self._lexicon[match.group(1).lower()]
             if entry.startswith("/") and entry.endswith("/") and len(entry) > 2:
                 if text[last : match.start()].strip():
-                    out.append(backend(text[last : match.start()]))
+                    out.append(self._read(text[last : match.start()], lang))
                 out.append(entry[1:-1])
                 last = match.end()
             else:
-                out.append(backend(text[last : match.start()] + entry) if entry else "")
+                out.append(self._read(text[last : match.start()] + entry, lang) if entry else "")
                 last = match.end()
         if text[last:].strip():
-            out.append(backend(text[last:]))
+            out.append(self._read(text[last:], lang))
         return " ".join(p.strip() for p in out if p.strip())
