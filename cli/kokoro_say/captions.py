@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from wyoming_kokoro.timeline import WordTime
+
+from . import partial
 
 FORMATS = ("srt", "vtt", "json")
 # A cue ends after a sentence, or before it would be longer than two subtitle lines
@@ -105,9 +106,10 @@ class CaptionFile:
         if not os.path.isdir(directory):
             raise OSError(f"cannot write captions to {path}: no directory {directory}")
         try:
-            fd, self._tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.", dir=directory)
+            fd, self._tmp = partial.make(os.path.realpath(path))
         except OSError as err:
-            raise OSError(f"cannot write captions to {path}: {err.strerror}") from err
+            reason = (err.strerror or str(err)).lower()
+            raise OSError(f"cannot write captions to {path}: {reason}") from err
         os.close(fd)
 
     def write(self, words: list[WordTime], spaced: bool = True) -> None:

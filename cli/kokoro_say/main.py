@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 import logging
 import os
-import signal
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -31,30 +29,16 @@ from wyoming_kokoro.settings import EngineSettings, ModelSettings, SpeechSetting
 from wyoming_kokoro.text.g2p import load_lexicons
 from wyoming_kokoro.timeline import Timeline
 
+from . import stopping, word_times
 from .captions import CaptionFile
-from .output import AudioSink, available_formats, format_for
+from .formats import available_formats, format_for
+from .output import AudioSink
+from .reading import read_text
 
 if TYPE_CHECKING:
     from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
 
 _LOGGER = logging.getLogger("kokoro_say")
-
-
-def _read_text(text: str | None, file: str | None) -> str:
-    if text is not None and file is not None:
-        raise click.UsageError("give either TEXT or --file, not both")
-    if file is not None:
-        if file == "-":
-            return sys.stdin.read()
-        try:
-            return Path(file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as err:
-            raise click.ClickException(f"cannot read {file}: {err}") from err
-    if text == "-" or (text is None and not sys.stdin.isatty()):
-        return sys.stdin.read()
-    if text is None:
-        raise click.UsageError("no text: give TEXT, --file FILE, or pipe text on stdin")
-    return text
 
 
 def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None:
@@ -88,7 +72,12 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     metavar="PATH",
     help="Audio file to write; '-' = stdout (raw PCM unless --format).",
 )
-@click.option("--format", "fmt", type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["wav", "flac", "ogg", "mp3", "raw"]),
+    help="Audio format, when the extension does not say it (raw: 16-bit PCM, 24 kHz, mono).",
+)
 @click.option(
     "--captions",
     metavar="PATH",
@@ -111,27 +100,28 @@ def main(**params: Any) -> None:
     """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.
 
     The format follows the extension (wav, flac, ogg, mp3) or --format.
-    More options (model files, tuning): --help-all.
+    More options (model files, tuning): --help-all. All explained:
+    https://github.com/wyoming-kokoro/wyoming-kokoro/blob/main/docs/options.md
     """
+    # SIGTERM, SIGINT and SIGHUP end the run as an error does: the partial file is
+    # removed and espeak's backends are finalized.
+    stopping.stop_cleanly()
     config = SayConfig.from_params(params)
     # onnxruntime's telemetry writes a session file into the temporary directory and
     # a database into ~/.cache on import; an offline tool has no use for it.
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-    # SIGTERM (a timeout, a service stop) ends the run as an error does: the partial
-    # file is removed and espeak's backends are finalized.
-    signal.signal(signal.SIGTERM, _terminated)
     logging.basicConfig(
         level=logging.DEBUG if config.debug else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
     try:
-        _run(config)
-    except (AssetError, VoiceError, ValueError, OSError) as err:
-        raise click.ClickException(str(err)) from err
-
-
-def _terminated(signum: int, _frame: object) -> None:
-    raise SystemExit(128 + signum)
+        try:
+            _run(config)
+        except (AssetError, VoiceError, ValueError, OSError) as err:
+            raise click.ClickException(str(err)) from err
+    except BaseException:
+        stopping.exit_if_stopped()
+        raise
 
 
 @dataclass(frozen=True)
@@ -196,7 +186,10 @@ def _run(config: SayConfig) -> None:
         return
     if not config.output:
         raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
-    fmt = format_for(config.output, config.fmt)
+    try:
+        fmt = format_for(config.output, config.fmt)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from err
     if fmt not in available_formats():
         raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
     # --speed left at its default: a preset's own speed applies
@@ -208,7 +201,7 @@ def _run(config: SayConfig) -> None:
         asked_speed or options.SPEED.default,
     )
     speed = asked_speed or choice.speed
-    text = _read_text(config.text, config.file)
+    text = read_text(config.text, config.file)
     if not text.strip():
         raise click.ClickException("the text is empty")
 
@@ -226,14 +219,23 @@ def _run(config: SayConfig) -> None:
     pieces = split_text(text, lang)
     if not pieces:
         raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    # A caption file that cannot be written fails before the model loads.
+    # A caption file or an output that cannot be written fails before the model
+    # loads; word times need the model's cut, made now if it is not there yet.
     captions = CaptionFile(config.captions) if config.captions else None
     try:
-        engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
-        voiced = Voiced(engine, for_voices_file(assets.voices))
-        voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
-        timeline = _speak(config, fmt, pieces, voiced, voicing, lang, captions is not None)
         if captions is not None:
+            word_times.prepare(assets, config.engine.effective_threads, config.quiet)
+        with AudioSink(config.output, fmt) as sink:
+            engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
+            voiced = Voiced(engine, for_voices_file(assets.voices))
+            voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
+            timeline = _speak(config, sink, pieces, voiced, voicing, lang, captions is not None)
+        if captions is not None:
+            if not any(word.start is not None for word in timeline.words):
+                raise click.ClickException(
+                    "no word times came with the speech: the audio is written, the "
+                    "captions are not (--debug says why)"
+                )
             captions.write(timeline.words, spaced=not cjk_words(text, lang))
             if timeline.unmatched:
                 click.echo(
@@ -248,7 +250,7 @@ def _run(config: SayConfig) -> None:
 
 def _speak(
     config: SayConfig,
-    fmt: str,
+    sink: AudioSink,
     pieces: list[str],
     voiced: Voiced,
     voicing: Voicing,
@@ -259,12 +261,9 @@ def _speak(
     speech = config.speech
     timeline = Timeline()
     show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
-    with (
-        AudioSink(config.output or "-", fmt) as sink,
-        click.progressbar(
-            pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
-        ) as bar,
-    ):
+    with click.progressbar(
+        pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
+    ) as bar:
         lead = silence(speech.lead_silence / 1000)
         sink.write(lead)
         samples = len(lead)

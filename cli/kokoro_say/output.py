@@ -17,7 +17,6 @@ import os
 import stat
 import struct
 import sys
-import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
@@ -27,15 +26,10 @@ import soundfile
 
 from wyoming_kokoro.audio import CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
 
-_LOGGER = logging.getLogger(__name__)
+from . import native_stderr, partial
+from .formats import FORMATS, available_formats
 
-# format name → (libsndfile major format, subtype)
-FORMATS: dict[str, tuple[str, str]] = {
-    "wav": ("WAV", "PCM_16"),
-    "flac": ("FLAC", "PCM_16"),
-    "ogg": ("OGG", "VORBIS"),
-    "mp3": ("MP3", "MPEG_LAYER_III"),
-}
+_LOGGER = logging.getLogger(__name__)
 
 # A streamed WAV's RIFF and data sizes while the length is unknown; readers
 # (libsndfile, Python's wave, ffmpeg, sox) read such a stream to its end.
@@ -43,22 +37,11 @@ _UNKNOWN_SIZE = 0xFFFFFFFF
 _WAV_HEADER_BYTES = 44
 
 
-def available_formats() -> list[str]:
-    """The formats this machine's libsndfile can write (mp3 needs libsndfile >= 1.1)."""
-    have = soundfile.available_formats()
-    return [name for name, (fmt, _) in FORMATS.items() if fmt in have] + ["raw"]
-
-
-def format_for(path: str, explicit: str | None) -> str:
-    """The output format: --format, else the file extension, else raw for stdout."""
-    if explicit:
-        return explicit.lower()
-    if path == "-":
-        return "raw"
-    ext = Path(path).suffix.lower().lstrip(".")
-    if ext not in FORMATS:
-        raise ValueError(f"cannot tell the audio format from {path!r}; use --format")
-    return ext
+def failed(path: str, err: OSError) -> OSError:
+    """An operating-system error as one line for the user: their path and the reason
+    in words, not an errno and the partial file's name."""
+    reason = (err.strerror or str(err)).lower()
+    return OSError(f"cannot write {path}: {reason}")
 
 
 def wav_header(data_bytes: int = _UNKNOWN_SIZE) -> bytes:
@@ -156,7 +139,10 @@ class AudioSink:
         else:
             self._mode = 0o666 & ~_umask()  # what open() would have given it
         self._final = final
-        fd, self._tmp = tempfile.mkstemp(prefix=f".{os.path.basename(final)}.", dir=directory)
+        try:
+            fd, self._tmp = partial.make(final)
+        except OSError as err:
+            raise failed(path, err) from err
         try:
             if fmt == "raw":
                 self._raw = os.fdopen(fd, "wb")
@@ -174,7 +160,12 @@ class AudioSink:
                 target, "w", SAMPLE_RATE, CHANNELS, subtype=subtype, format=major
             )
         except soundfile.SoundFileError as err:
-            raise OSError(f"cannot write {self._path}: {err}") from err
+            raise self._failed(err) from err
+
+    def _failed(self, err: soundfile.SoundFileError) -> OSError:
+        # libsndfile names the partial file: the user knows the file by their name.
+        said = str(err).replace(self._tmp, self._path) if self._tmp else str(err)
+        return OSError(f"cannot write {self._path}: {said}")
 
     def _open_stream(self, out: BinaryIO, close: bool) -> None:
         self._out, self._close_out = out, close
@@ -204,7 +195,9 @@ class AudioSink:
             self._out.flush()  # whoever reads the stream hears it now
             self._data_bytes += len(data)
         except soundfile.SoundFileError as err:
-            raise OSError(f"cannot write {self._path}: {err}") from err
+            raise self._failed(err) from err
+        except OSError as err:  # a full disk, a reader gone
+            raise failed(self._path, err) from err
 
     def _finish(self, complete: bool) -> None:
         """Close everything; when ``complete``, put the audio where it belongs."""
@@ -214,7 +207,7 @@ class AudioSink:
                 try:
                     file.close()
                 except soundfile.SoundFileError as err:
-                    raise OSError(f"cannot write {self._path}: {err}") from err
+                    raise self._failed(err) from err
             if self._raw is not None:
                 raw, self._raw = self._raw, None
                 raw.close()
@@ -238,7 +231,7 @@ class AudioSink:
         if self._frames == 0:
             return  # nothing to lose (and libsndfile cannot read an empty FLAC or MP3)
         try:
-            with soundfile.SoundFile(tmp) as written:
+            with native_stderr.held(), soundfile.SoundFile(tmp) as written:
                 frames = sum(len(block) for block in written.blocks(1 << 16, dtype="int16"))
         except (soundfile.SoundFileError, RuntimeError) as err:
             raise OSError(
@@ -251,6 +244,12 @@ class AudioSink:
             )
 
     def _commit(self, tmp: str) -> None:
+        try:
+            self._put_in_place(tmp)
+        except OSError as err:
+            raise failed(self._path, err) from err
+
+    def _put_in_place(self, tmp: str) -> None:
         os.chmod(tmp, self._mode)
         if self._owner is not None and self._owner != (os.getuid(), os.getgid()):
             try:  # root rewriting someone's file: keep it theirs

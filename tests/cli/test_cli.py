@@ -399,6 +399,49 @@ def test_a_libsndfile_error_is_one_line_naming_the_file(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_mp3_read_back_prints_nothing(tmp_path: Path, capfd: pytest.CaptureFixture) -> None:
+    # libmpg123 prints "part2_3_length ... too large" on fd 2 while the file is read
+    # back a block at a time, for speech as for this noise that rises and falls.
+    from kokoro_say.output import AudioSink
+
+    rng = np.random.default_rng(0)
+    level = np.repeat(rng.random(60) ** 2, 1200)
+    noise = rng.standard_normal(72000) * level
+    pcm = (noise / np.abs(noise).max() * 20000).astype(np.int16)
+    with AudioSink(str(tmp_path / "a.mp3"), "mp3") as sink:
+        sink.write(pcm)
+    assert capfd.readouterr().err == ""
+    assert soundfile.info(tmp_path / "a.mp3").frames >= len(pcm)
+
+
+def test_an_unwritable_place_is_named_with_the_reason_in_words() -> None:
+    # Creating a file in sysfs is refused (permission, or a read-only file system).
+    result = say("hello", "-o", "/sys/x.wav")
+    err = result.stderr.decode().strip()
+    assert result.returncode == 1
+    assert err.startswith("Error: cannot write /sys/x.wav: "), err
+    assert "Errno" not in err and ".x.wav" not in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"), [("y.ogg", "mp3"), ("y.wav", "flac"), ("y.mp3", "raw"), ("y.raw", "wav")]
+)
+def test_a_format_that_contradicts_the_extension_is_refused(
+    tmp_path: Path, name: str, fmt: str
+) -> None:
+    result = say("hello", "-o", str(tmp_path / name), "--format", fmt)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and f"--format {fmt}" in err and name in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_raw_extension_is_raw_pcm() -> None:
+    from kokoro_say.formats import format_for
+
+    assert format_for("out.raw", None) == "raw" and format_for("out.pcm", None) == "raw"
+    assert format_for("-", None) == "raw" and format_for("out", "mp3") == "mp3"
+
+
 @pytest.mark.model
 def test_wav_to_stdout_is_a_wav_stream(tmp_path: Path) -> None:
     result = say("The back door is open.", "-o", "-", "--format", "wav", cwd=tmp_path)

@@ -1,5 +1,5 @@
 """What kokoro-say leaves behind: nothing in the temporary directory, no partial file,
-whether it ends normally, on SIGTERM or SIGKILL, or on a full disk."""
+whether it ends normally, on SIGTERM, SIGINT, SIGHUP or SIGKILL, or on a full disk."""
 
 from __future__ import annotations
 
@@ -55,21 +55,20 @@ def test_runs_leave_nothing_in_the_temporary_directory(tmp_path: Path) -> None:
     assert os.listdir(out) == ["a.wav"]
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_a_killed_run_leaves_no_copies_and_no_partial_file(tmp_path: Path, sig: int) -> None:
-    tmpdir, out = tmp_path / "tmp", tmp_path / "out"
-    tmpdir.mkdir()
-    out.mkdir()
+def _stopped(sig: int, out: Path, tmpdir: Path, speaking: bool = True) -> tuple[int, str]:
+    """kokoro-say sent `sig` once its partial file exists (while the model loads), or
+    once audio is in it (`speaking`): its exit code and stderr."""
     process = subprocess.Popen(
         [sys.executable, "-m", "kokoro_say.main", LONG, "-o", str(out / "a.wav"), "-q"],
         env=_env(tmpdir),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+    least = 10_000 if speaking else 0  # bytes: more than a WAV header
     try:
-        # Killed while it speaks: its espeak backends and the partial file exist then.
+        # Then its espeak backends and the partial file exist.
         deadline = time.monotonic() + 120
-        while not list(out.iterdir()) and process.poll() is None:
+        while process.poll() is None and not any(p.stat().st_size > least for p in _files(out)):
             assert time.monotonic() < deadline, "kokoro-say never started writing"
             time.sleep(0.05)
         process.send_signal(sig)
@@ -77,10 +76,61 @@ def test_a_killed_run_leaves_no_copies_and_no_partial_file(tmp_path: Path, sig: 
     finally:
         process.kill()
         process.wait()
-    assert code == -sig or code == 128 + sig, code
+    return code, process.stderr.read().decode() if process.stderr else ""
+
+
+def _files(directory: Path) -> list[Path]:
+    found = []
+    for path in directory.iterdir():
+        try:
+            path.stat()
+        except FileNotFoundError:  # renamed or removed meanwhile
+            continue
+        found.append(path)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("sig", "speaking"),
+    [
+        (signal.SIGTERM, False),
+        (signal.SIGTERM, True),
+        (signal.SIGINT, True),
+        (signal.SIGHUP, True),
+    ],
+    ids=["SIGTERM-loading", "SIGTERM", "SIGINT", "SIGHUP"],
+)
+def test_a_stopped_run_leaves_no_copies_and_no_partial_file(
+    tmp_path: Path, sig: int, speaking: bool
+) -> None:
+    # Every way a run is told to stop: a service stop, Ctrl-C, the terminal closed; and
+    # a stop that lands while the model loads (inside an import of native code).
+    tmpdir, out = tmp_path / "tmp", tmp_path / "out"
+    tmpdir.mkdir()
+    out.mkdir()
+    code, err = _stopped(sig, out, tmpdir, speaking)
+    assert code == 128 + sig, (code, err)  # the shell's way of saying "stopped by sig"
+    said = err.strip().splitlines()
+    assert said[-1:] == [f"kokoro-say: stopped by {signal.Signals(sig).name}"], err
+    assert "Traceback" not in err, err
     assert os.listdir(tmpdir) == []
-    if sig == signal.SIGTERM:  # SIGKILL gives no chance to remove it
-        assert os.listdir(out) == [], process.stderr.read().decode() if process.stderr else ""
+    assert os.listdir(out) == [], err
+
+
+def test_a_killed_runs_partial_file_is_removed_by_the_next_run(tmp_path: Path) -> None:
+    # SIGKILL gives no chance to remove anything: the hidden partial file stays until
+    # the next run that writes the same file sees its writer is gone.
+    tmpdir, out = tmp_path / "tmp", tmp_path / "out"
+    tmpdir.mkdir()
+    out.mkdir()
+    code, _ = _stopped(signal.SIGKILL, out, tmpdir)
+    assert code == -signal.SIGKILL
+    assert os.listdir(tmpdir) == []
+    left = os.listdir(out)
+    assert len(left) == 1 and left[0].startswith(".a.wav."), left
+    result = _say(SHORT, "-o", str(out / "a.wav"), "-q", env=_env(tmpdir))
+    assert result.returncode == 0, result.stderr.decode()
+    assert os.listdir(out) == ["a.wav"]
 
 
 @pytest.mark.parametrize("fmt", ["flac", "ogg", "wav"])
