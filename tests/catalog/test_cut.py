@@ -48,3 +48,40 @@ def test_a_build_installed_over_another_is_named_by_its_own_version(tmp_path: Pa
     )
     [name] = _names("server", tmp_path)
     assert name.endswith("-ort9.8.7")
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from wyoming_kokoro.catalog.cut import locked
+with locked(Path(sys.argv[1]), "cut"):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_cut_lock_whose_holder_was_killed_is_taken_at_once(tmp_path: Path) -> None:
+    """flock: the kernel releases the lock of a process that died (no stale lock file)."""
+    import fcntl
+    import signal
+
+    from wyoming_kokoro.catalog.cut import locked
+
+    entry = tmp_path / "split4-entry"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(entry)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with open(entry.with_name(f"{entry.name}.cut.lock"), "a") as lock:
+            try:  # held by the other process now
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                taken = True
+            except BlockingIOError:
+                taken = False
+        assert not taken
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with locked(entry, "cut"):  # would wait for good if the dead holder still held it
+        pass

@@ -21,6 +21,8 @@ from wyoming_kokoro.catalog.assets import Assets, model_file, resolve
 from wyoming_kokoro.cpus import automatic_threads, cgroup_cpu_quota
 from wyoming_kokoro.synthesis.runtime import GRAPH, WEIGHTS, create_session, optimized_copy
 
+DIGESTS = "sha256"  # the copy's files' sha256 (runtime.DIGESTS)
+
 
 @pytest.fixture(scope="module")
 def assets() -> Assets:
@@ -52,7 +54,7 @@ def saved(model: str, assets: Assets, tmp_path_factory: pytest.TempPathFactory) 
 def test_first_load_saves_a_copy_the_next_load_uses(
     saved: Path, model: str, assets: Assets, reference: np.ndarray, caplog
 ) -> None:
-    assert {p.name for p in saved.iterdir()} == {GRAPH, WEIGHTS}
+    assert {p.name for p in saved.iterdir()} == {GRAPH, WEIGHTS, DIGESTS}
     assert not [p for p in saved.parent.iterdir() if p.name.startswith(".")]  # no leftovers
     with caplog.at_level(logging.DEBUG, logger="wyoming_kokoro.synthesis.runtime"):
         session = create_session(model, THREADS, saved)
@@ -78,8 +80,24 @@ def _lose_graph(copy: Path) -> None:  # e.g. a copy interrupted by a crash
     (copy / GRAPH).unlink()
 
 
+def _flip(copy: Path) -> None:
+    """A few bytes of the weights changed in place: the copy still loads, and speaks
+    something else."""
+    with open(copy / WEIGHTS, "r+b") as out:
+        out.seek((copy / WEIGHTS).stat().st_size // 2)
+        data = out.read(16)
+        out.seek(-16, os.SEEK_CUR)
+        out.write(bytes(b ^ 0x5A for b in data))
+
+
+def _lose_digests(copy: Path) -> None:  # a copy an older release made
+    (copy / DIGESTS).unlink(missing_ok=True)
+
+
 @pytest.mark.model
-@pytest.mark.parametrize("damage", [_truncate, _garble, _lose_weights, _lose_graph])
+@pytest.mark.parametrize(
+    "damage", [_truncate, _garble, _lose_weights, _lose_graph, _flip, _lose_digests]
+)
 def test_a_broken_copy_is_replaced(
     damage: Callable[[Path], None],
     saved: Path,

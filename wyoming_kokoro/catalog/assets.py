@@ -20,6 +20,7 @@ from pathlib import Path
 
 from wyoming_kokoro.catalog.cut import ready
 from wyoming_kokoro.catalog.data_dirs import find_model, voice_set, voices_sources
+from wyoming_kokoro.catalog.digests import sha256_of
 from wyoming_kokoro.catalog.files import BY_NAME, MODEL_FILES, AssetError, KnownFile
 from wyoming_kokoro.catalog.places import cache_dir
 
@@ -114,14 +115,6 @@ def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> A
         else:
             sources.append(f"voices {note} (data dir)")
     return Assets(model, path, names, "; ".join(sources), embedded_model)
-
-
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def check_file(path: Path, known: KnownFile | None = None) -> None:

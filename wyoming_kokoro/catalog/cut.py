@@ -1,15 +1,27 @@
 """Where the cut model lives: one cache entry per published model file and
 onnxruntime release, trusted once it holds the `verified` mark. Light, so the server
-can ask whether the parts exist without importing onnxruntime."""
+can ask whether the parts exist without importing onnxruntime.
+
+The mark lists each part's sha256 (`digests.py`): the worker checks a part before it
+reads it and removes an entry that does not match; the server only asks whether the
+mark is there (a stat, not 90 MB hashed at every look), so it then cuts again. An entry
+marked before digests were kept is hashed on its first good load instead of being cut
+again: it was checked bit-identical when it was made, and an image that ships only
+the cut (`Assets.cut_only`) has no model to cut it from.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import importlib.util
 import logging
 import os
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from wyoming_kokoro.catalog import digests
 from wyoming_kokoro.catalog.files import BY_NAME
 from wyoming_kokoro.catalog.places import cache_dir
 
@@ -92,6 +104,33 @@ def ready(model: Path) -> Path | None:
     if directory is not None and (directory / VERIFIED).is_file():
         return directory
     return None
+
+
+def mark_verified(directory: Path, parts: Iterable[str], note: str) -> None:
+    """Write the `verified` mark: `note`, then each part's sha256 (written last, whole)."""
+    digests.write(directory, parts, directory / VERIFIED, note)
+
+
+@contextlib.contextmanager
+def locked(target: Path, task: str) -> Iterator[None]:
+    """Hold the lock of `task` ("cut", "teach") on the entry `target`: a file beside it,
+    flocked, waited for while another process holds it. The kernel releases a lock whose
+    holder died, so a crashed cut never blocks the next. A cache where the lock file
+    cannot be made goes on without it (nothing can be cut there anyway)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(target.with_name(f"{target.name}.{task}.lock"), "a")  # noqa: SIM115
+    except OSError as err:
+        _LOGGER.debug("No %s lock in %s: %s", task, target.parent, err)
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            _LOGGER.info("Another process holds the model's %s lock: waiting for it", task)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
 
 
 def room_for(target: Path, model: Path) -> bool:

@@ -9,6 +9,9 @@ and any voice, blend or preset a worker found untaught when it was asked for (it
 note in the cut's `priors/wanted/`, looked for every few seconds: a directory
 listing). A voice is taught once per cut entry (model file and onnxruntime release)
 and style; a teacher stopped halfway goes on where it stopped the next time.
+
+A worker that finds a part of the cut damaged (its sha256, `catalog/cut.py`) removes
+the entry and speaks whole calls; the same look sees the mark gone and cuts again.
 """
 
 from __future__ import annotations
@@ -21,53 +24,70 @@ import sys
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.cut import cut_dir, ready, room_for
+from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready, room_for
 from wyoming_kokoro.lifeline import child_env
 
 _LOGGER = logging.getLogger(__name__)
 WANTED_EVERY = 5.0  # seconds between looks for voices wanted since the last teacher
+# Cuts per server: a cache that damages every cut must not keep a core busy for good.
+MAX_CUTS = 3
 
 
 def start_build(
     assets: Assets, teach: str | None = None, teaching: bool = True
 ) -> asyncio.Task[None] | None:
-    """In the server: build the parts in a low-priority process unless they exist;
-    `teach`: the voice to teach there once they are cut (see synthesis/teaching.py).
-    Then, with `teaching`, the other voices are taught, in the background, for as long
-    as the server runs (the task never ends by itself)."""
+    """In the server: build the parts in a low-priority process unless they exist,
+    and again whenever they are gone (a worker removed a damaged entry); `teach`: the
+    voice to teach there once they are cut (see synthesis/teaching.py). With
+    `teaching`, the other voices are taught, in the background. The task never ends
+    by itself while the model can be cut."""
     target = cut_dir(assets.model)
     if target is None:
         return None
-    cut = ready(assets.model) is not None
-    if (not cut and not room_for(target, assets.model)) or (cut and not teaching):
+    if ready(assets.model) is None and not room_for(target, assets.model):
         return None
     args = [str(assets.model), str(assets.voices)]
     if assets.embedded_model:
         args.append("--embedded")
+    cutting = [*args, *(["--teach", teach] if teach else [])]
+    teacher = [*args, *(["--first", teach] if teach else [])]
+    return asyncio.get_running_loop().create_task(
+        _keep_cut(assets, target, cutting, teacher if teaching else None)
+    )
 
-    async def run() -> None:
-        if ready(assets.model) is None:
-            _LOGGER.info("Cutting the model for decoding in windows (once, in the background)")
-            code = await _child("cutting", [*args, *(["--teach", teach] if teach else [])])
+
+async def _keep_cut(
+    assets: Assets, target: Path, cutting: list[str], teacher: list[str] | None
+) -> None:
+    """Cut the model whenever its entry is not there; the teacher once, then again
+    whenever a voice is wanted that it did not teach."""
+    wanted, mark = target / "priors" / "wanted", target / VERIFIED
+    cuts = 0
+    had = mark.is_file()
+    teach = teacher is not None
+    while True:
+        if not mark.is_file():  # a stat every few seconds: the server hashes nothing
+            if cuts >= MAX_CUTS or not room_for(target, assets.model):
+                return
+            if had:
+                _LOGGER.warning("The cut model is gone (damaged or removed): cutting it again")
+            else:
+                _LOGGER.info("Cutting the model for decoding in windows (once, in the background)")
+            cuts += 1
+            code = await _child("cutting", cutting)
             if code:
                 _LOGGER.warning("Cutting the model failed (exit %s): calls are decoded whole", code)
                 return
-        if teaching:
-            await _teaching(target, [*args, *(["--first", teach] if teach else [])])
-
-    return asyncio.get_running_loop().create_task(run())
-
-
-async def _teaching(target: Path, args: list[str]) -> None:
-    """The teacher once, then again whenever a voice is wanted that it did not teach."""
-    wanted = target / "priors" / "wanted"
-    while True:
-        code = await _child("teaching", args, idle=True)
-        if code:
-            _LOGGER.warning("Teaching the voices failed (exit %s): windows use probe rows", code)
-            return
-        while not _any(wanted):
-            await asyncio.sleep(WANTED_EVERY)
+            had, teach = True, teacher is not None
+        if teach and teacher is not None:
+            code = await _child("teaching", teacher, idle=True)
+            if code:
+                _LOGGER.warning(
+                    "Teaching the voices failed (exit %s): windows use probe rows", code
+                )
+                teacher = None
+        await asyncio.sleep(WANTED_EVERY)
+        teach = _any(wanted)
 
 
 def _any(folder: Path) -> bool:

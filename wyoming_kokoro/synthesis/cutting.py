@@ -23,7 +23,14 @@ import sys
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets, model_file
-from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir, ready, superseded
+from wyoming_kokoro.catalog.cut import (
+    VERIFIED,
+    cut_dir,
+    locked,
+    mark_verified,
+    ready,
+    superseded,
+)
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES = 20
@@ -44,7 +51,9 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
         adopt_learned(partial, target)
         if teach is not None:
             _teach(assets, partial, teach, threads)
-        (partial / VERIFIED).write_text(f"{SAMPLES} samples bit-identical\n")
+        mark_verified(partial, graph.PARTS, f"{SAMPLES} samples bit-identical")
+        if not (target / VERIFIED).is_file():  # what a damaged entry's removal left
+            shutil.rmtree(target, ignore_errors=True)
         with contextlib.suppress(OSError):  # another process may have kept one first
             os.rename(partial, target)
     finally:
@@ -147,11 +156,17 @@ def main() -> None:
         assets = Assets(args.model, args.voices, (), "", args.embedded)
     if ready(assets.model) is not None:
         return
-    try:
-        build(assets, teach=args.teach)
-    except Exception as err:  # any failure: the server goes on with whole calls
-        _LOGGER.error("The model cannot be cut: %s", err)
-        sys.exit(1)
+    target = cut_dir(assets.model)
+    # Two servers started on one cache: one cuts, the other waits and uses its parts.
+    with locked(target, "cut") if target is not None else contextlib.nullcontext():
+        if ready(assets.model) is not None:
+            _LOGGER.info("Another process cut the model: %s", target)
+            return
+        try:
+            build(assets, teach=args.teach)
+        except Exception as err:  # any failure: the server goes on with whole calls
+            _LOGGER.error("The model cannot be cut: %s", err)
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -9,15 +9,18 @@ from __future__ import annotations
 import logging
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wyoming_kokoro.catalog import digests
 from wyoming_kokoro.catalog.assets import (
     Assets,
     CacheUnwritableError,
     model_file,
     prepare_model,
 )
+from wyoming_kokoro.catalog.cut import VERIFIED, mark_verified
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.synthesis.runtime import (
     create_session,
@@ -124,12 +127,23 @@ class ModelLoading(threading.Thread):
                 raise AssetError(f"cannot load the voices {voices}: {err}") from err
             return self._damaged(directory, err)  # parts that do not fit together
         self.cut_model = cut_model
+        digest_old_mark(directory)
         return True
 
     def _damaged(self, directory: Path, err: Exception) -> bool:
         if self._assets.cut_only:  # nothing to decode whole with: kept, and an error
             raise AssetError(f"cannot load the cut model {directory}: {err}") from err
-        _LOGGER.warning("Cannot load the cut model %s (%s); decoding whole calls", directory, err)
+        if isinstance(err, DamagedPartError):
+            # Removed: the server sees the mark gone and cuts the model again.
+            _LOGGER.warning(
+                "The cut model %s is damaged (%s): decoding whole calls until it is cut again",
+                directory,
+                err,
+            )
+        else:
+            _LOGGER.warning(
+                "Cannot load the cut model %s (%s); decoding whole calls", directory, err
+            )
         shutil.rmtree(directory, ignore_errors=True)
         self.cut_model = None
         return False
@@ -155,14 +169,44 @@ def _readable(voices: Path) -> bool:
     return True
 
 
+class DamagedPartError(AssetError):
+    """A part of the cut model does not match the sha256 its `verified` mark lists."""
+
+
 def load_cut(directory: Path, threads: int) -> dict[str, Any]:
     """onnxruntime sessions of the cut model's parts in `directory` (from optimized copies
-    of this CPU's, made beside them on first use)."""
+    of this CPU's, made beside them on first use); DamagedPartError if a part read
+    differs from its sha256 (an optimized copy checks its own: runtime.py)."""
     from wyoming_kokoro.synthesis.graph import PARTS
     from wyoming_kokoro.synthesis.runtime import cpu_key
 
+    recorded = digests.recorded(directory / VERIFIED)
+
+    def check(name: str) -> Callable[[], None]:
+        def run() -> None:
+            if recorded is not None and digests.mismatch(directory, recorded, name):
+                raise DamagedPartError(f"{name} does not match its sha256")
+
+        return run
+
     parts = {name: directory / name for name in PARTS}
     return {
-        name: create_session(str(part), threads, part.with_name(f"{part.stem}-{cpu_key()}.opt"))
+        name: create_session(
+            str(part), threads, part.with_name(f"{part.stem}-{cpu_key()}.opt"), check(name)
+        )
         for name, part in parts.items()
     }
+
+
+def digest_old_mark(directory: Path) -> None:
+    """A mark from before digests were kept gets its parts' sha256 on their first good
+    load (cut.py says why not a new cut); a read-only cache keeps it as it is."""
+    from wyoming_kokoro.synthesis.graph import PARTS
+
+    mark = directory / VERIFIED
+    if digests.recorded(mark) is not None:
+        return
+    try:
+        mark_verified(directory, PARTS, mark.read_text(errors="replace"))
+    except OSError as err:
+        _LOGGER.debug("Could not add the parts' sha256 to %s: %s", mark, err)

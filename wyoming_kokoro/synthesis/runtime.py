@@ -10,7 +10,9 @@ copy holds layout choices for this CPU and this onnxruntime release, so its name
 carries both; it is written on the first load (while the session is built anyway)
 and only for published model files, whose sha256 names them. A copy that fails to
 load is deleted and the .onnx used; one that cannot be saved (a full disk) costs
-only the copy, never the session.
+only the copy, never the session. The copy keeps its files' sha256 (`digests.py`),
+checked before each load: a damaged copy is rebuilt, never loaded. A copy from before
+digests were kept is rebuilt too (it costs one slower load, no more).
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ import logging
 import os
 import platform
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wyoming_kokoro.catalog import digests
 from wyoming_kokoro.catalog.files import BY_NAME
 from wyoming_kokoro.catalog.places import cache_dir
 
@@ -36,6 +40,7 @@ _LOGGER = logging.getLogger(__name__)
 # Inside a copy's directory: the graph refers to its weights by this relative name.
 GRAPH = "model.onnx"
 WEIGHTS = "weights.bin"
+DIGESTS = "sha256"  # the copy's files' sha256, written before it is kept
 
 
 # glibc's mallopt parameter: blocks this large come from mmap and go back when freed.
@@ -111,7 +116,12 @@ def _load_copy(copy: Path, threads: int) -> ort.InferenceSession | None:
     import onnxruntime as ort
 
     if not (copy / GRAPH).is_file():
-        shutil.rmtree(copy, ignore_errors=True)  # a leftover would block saving a copy
+        _remove(copy)  # a leftover would block saving a copy
+        return None
+    problem = _damage(copy)
+    if problem:
+        _LOGGER.warning("Optimized model copy %s %s; rebuilding it", copy.name, problem)
+        _remove(copy)
         return None
     options = _options(threads)
     # Optimized already; running the optimizers again would only cost time.
@@ -120,14 +130,37 @@ def _load_copy(copy: Path, threads: int) -> ort.InferenceSession | None:
         session = _cpu(str(copy / GRAPH), options)
     except Exception as err:  # onnxruntime raises its own types for a bad file
         _LOGGER.warning("Optimized model copy %s is unusable (%s); rebuilding it", copy, err)
-        shutil.rmtree(copy, ignore_errors=True)
+        _remove(copy)
         return None
     _LOGGER.debug("Loaded the optimized copy %s", copy)
     return session
 
 
-def create_session(model: str, threads: int, copy: Path | None) -> ort.InferenceSession:
-    """A CPU session for `model` (a verified path), using or writing `copy` if given.
+def _damage(copy: Path) -> str | None:
+    """What is wrong with the copy's bytes, or None when its files match their sha256."""
+    recorded = digests.recorded(copy / DIGESTS)
+    if recorded is None:
+        return "has no sha256 of its files (an older release made it)"
+    for name in sorted({GRAPH, WEIGHTS, *recorded}):
+        if digests.mismatch(copy, recorded, name):
+            return f"is damaged: {name} does not match its sha256"
+    return None
+
+
+def _remove(path: Path) -> None:
+    """A copy removed; a link to one (a test's cache) loses the link, not its target."""
+    if path.is_symlink():
+        with contextlib.suppress(OSError):
+            path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def create_session(
+    model: str, threads: int, copy: Path | None, check: Callable[[], None] | None = None
+) -> ort.InferenceSession:
+    """A CPU session for `model` (a verified path), using or writing `copy` if given;
+    `check` raises if `model` must not be read, and runs only when it would be.
 
     Saving the copy is a bonus: a full or failing cache disk costs the copy, never
     the session.
@@ -136,13 +169,15 @@ def create_session(model: str, threads: int, copy: Path | None) -> ort.Inference
         session = _load_copy(copy, threads)
         if session is not None:
             return session
-        if _writable(copy.parent) and _room_for_copy(model, copy.parent):
-            try:
-                return _build_and_save(model, threads, copy)
-            except Exception as err:  # onnxruntime raises its own types for a failed write
-                _LOGGER.warning(
-                    "Could not save an optimized copy of the model (%s); loading without it", err
-                )
+    if check is not None:
+        check()
+    if copy is not None and _writable(copy.parent) and _room_for_copy(model, copy.parent):
+        try:
+            return _build_and_save(model, threads, copy)
+        except Exception as err:  # onnxruntime raises its own types for a failed write
+            _LOGGER.warning(
+                "Could not save an optimized copy of the model (%s); loading without it", err
+            )
     return _cpu(model, _options(threads))
 
 
@@ -162,7 +197,13 @@ def _build_and_save(model: str, threads: int, copy: Path) -> ort.InferenceSessio
         ):
             options.add_session_config_entry(key, value)
         session = _cpu(model, options)
-        _keep(partial, copy)  # only a copy whose session was built whole
+        # Only a copy whose session was built whole, with its files' sha256.
+        try:
+            digests.write(partial, sorted(p.name for p in partial.iterdir()), partial / DIGESTS)
+        except OSError as err:
+            _LOGGER.debug("Could not keep the optimized copy %s: %s", copy, err)
+            return session
+        _keep(partial, copy)
         return session
     finally:
         shutil.rmtree(partial, ignore_errors=True)

@@ -156,7 +156,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s teaching: %(message)s")
     _own_process()
     from wyoming_kokoro.catalog.assets import Assets, resolve
-    from wyoming_kokoro.catalog.cut import ready
+    from wyoming_kokoro.catalog.cut import locked, ready
     from wyoming_kokoro.settings import EngineSettings
     from wyoming_kokoro.synthesis.loading import ModelLoading
 
@@ -167,10 +167,12 @@ def main() -> None:
     cut = ready(assets.model)
     if cut is None:
         return
-    loading = ModelLoading(assets, args.threads, cut=cut)
-    engine = Engine(assets, EngineSettings(threads=args.threads), loading=loading)
-    started = time.monotonic()
-    taught = teach_all(engine, args.first)
+    # One teacher per cache: another server's waits, then teaches only what is left.
+    with locked(cut, "teach"):
+        loading = ModelLoading(assets, args.threads, cut=cut)
+        engine = Engine(assets, EngineSettings(threads=args.threads), loading=loading)
+        started = time.monotonic()
+        taught = teach_all(engine, args.first)
     if taught:
         _LOGGER.info("Taught %d voices in %.0f s", len(taught), time.monotonic() - started)
 
