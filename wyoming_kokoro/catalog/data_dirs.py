@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wyoming_kokoro.catalog.digests import sha256_of
 from wyoming_kokoro.catalog.files import (
     BY_NAME,
     MODEL_FILES,
@@ -24,6 +25,7 @@ from wyoming_kokoro.catalog.files import (
 )
 from wyoming_kokoro.catalog.onnx_walk import model_problem
 from wyoming_kokoro.catalog.places import cache_dir
+from wyoming_kokoro.catalog.verdicts import remembered
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.voices_file import VoicesFile
@@ -79,7 +81,9 @@ def find_model(data_dirs: list[Path]) -> tuple[Path | None, Path | None]:
 
 
 def _model_problem(path: Path) -> str | None:
-    """Why `path` cannot be the model, from cheap looks only; None when it may be."""
+    """Why `path` cannot be the model; None when it may be. A published name's size
+    at once; the rest (its sha256, or an own model's shape) once per file's version
+    (verdicts.py)."""
     known = BY_NAME.get(path.name)
     try:
         size = path.stat().st_size
@@ -87,7 +91,30 @@ def _model_problem(path: Path) -> str | None:
         return f"cannot read it ({err.strerror or err})"
     if known is not None and size != known.size:
         return f"{size} bytes, expected {known.size} (truncated or wrong file)"
-    return model_problem(path, inputs=known is None)
+    return remembered(path, _look)
+
+
+def _look(path: Path) -> str | None:
+    """A published name must be the published file; any other file a published file
+    renamed, or a model of Kokoro's shape (onnx_walk.py: a user's fine-tune)."""
+    known = BY_NAME.get(path.name)
+    try:
+        problem = model_problem(path, inputs=False)
+        if problem is not None:
+            return problem
+        size = path.stat().st_size
+        alike = [k for k in MODEL_FILES.values() if k.size == size]
+        if known is not None or alike:
+            digest = sha256_of(path)
+            if known is not None:
+                if digest == known.sha256:
+                    return None
+                return "not the published file (sha256 mismatch): corrupt or another model"
+            if any(k.sha256 == digest for k in alike):
+                return None
+    except OSError as err:
+        return f"cannot read it ({err.strerror or err})"
+    return model_problem(path, inputs=True)
 
 
 def voices_sources(data_dirs: list[Path], fallback: Path | None) -> list[Path]:
