@@ -57,7 +57,8 @@ def main(**params: Any) -> None:
 
     \b
     Each option can also be set in the environment as KOKORO_<OPTION>.
-    More options (tuning, limits): --help-all. All explained: docs/options.md.
+    More options (tuning, limits): --help-all. All explained:
+    https://github.com/wyoming-kokoro/wyoming-kokoro/blob/main/docs/options.md
     """
     configured = settings_from(params)
     logging.basicConfig(

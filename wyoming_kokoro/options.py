@@ -15,7 +15,11 @@ from wyoming_kokoro.flags import Option
 
 # ---------------------------------------------------------------- shared by both commands
 # One line of help each; docs/options.md says the rest (a test holds it to this table).
-VOICE = Option("--voice", "Voice, blend (af_bella(2)+af_sky(1)) or preset.", addon="voice")
+VOICE = Option(
+    "--voice",
+    "Voice, blend (af_bella(2)+af_sky(1)) or preset; default: af_heart, else jm_kumo.",
+    addon="voice",
+)
 SPEED = Option(
     "--speed", "Speaking rate; 1.0 is the voice's own.", "float", 1.0, 0.5, 2.0, addon="speed"
 )
@@ -25,7 +29,8 @@ VOICES = Option(
 )
 DATA_DIR = Option(
     "--data-dir",
-    "Folder of model, voices, presets and lexicon (repeatable; downloads go to the first).",
+    "Folder of model, voices, presets and lexicon (repeatable; downloads go to the first); "
+    "default: ~/.local/share/wyoming-kokoro.",
     "path",
     multiple=True,
 )

@@ -28,7 +28,9 @@ class WordTime:
     def shifted(self, seconds: float) -> WordTime:
         if self.start is None or self.end is None:
             return self
-        return replace(self, start=self.start + seconds, end=self.end + seconds)
+        # In milliseconds, as the engine gives them: the sum of a time and an offset
+        # in samples is float noise past them (0.29000000000000004).
+        return replace(self, start=round(self.start + seconds, 3), end=round(self.end + seconds, 3))
 
     def to_list(self) -> list[Any]:
         """As it crosses the worker's pipe (JSON)."""

@@ -100,6 +100,8 @@ def main(**params: Any) -> None:
     """Speak TEXT into an audio file (-o out.wav), offline, with Kokoro-82M.
 
     The format follows the extension (wav, flac, ogg, mp3) or --format.
+
+    \b
     More options (model files, tuning): --help-all. All explained:
     https://github.com/wyoming-kokoro/wyoming-kokoro/blob/main/docs/options.md
     """

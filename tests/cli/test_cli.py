@@ -199,6 +199,18 @@ def test_lexicon_in_the_data_dir_is_used(tmp_path: Path, listener) -> None:
     listener.check_later("The garage door is open.", audio)
 
 
+def test_help_says_the_defaults_and_where_the_docs_are() -> None:
+    from click.testing import CliRunner
+    from kokoro_say.main import main
+
+    shown = " ".join(CliRunner().invoke(main, ["--help"], terminal_width=200).output.split())
+    assert "--format [wav|flac|ogg|mp3|raw] Audio format" in shown, shown
+    assert "preset; default: af_heart, else jm_kumo." in shown, shown
+    assert "default: ~/.local/share/wyoming-kokoro." in shown, shown
+    # Installed from a package there is no docs/ folder to read: the docs online.
+    assert "https://github.com/wyoming-kokoro/wyoming-kokoro/blob/main/docs/options.md" in shown
+
+
 def test_max_call_tokens_is_read_from_the_environment(tmp_path: Path) -> None:
     # The same variable as the server's; out of range it is refused before any work.
     env = {**os.environ, "KOKORO_MAX_CALL_TOKENS": "9999"}
