@@ -360,25 +360,6 @@ def test_silent_and_stalled_clients_are_closed_in_bounded_time() -> None:
         assert run(synthesize(srv.uri, "")).types == ["audio-start", "audio-stop"]
 
 
-def test_connection_limit_turns_extra_clients_away() -> None:
-    with ServerProcess("--max-connections", "2") as srv:
-
-        async def three() -> list[str]:
-            held = [await asyncio.open_connection("127.0.0.1", srv.port) for _ in range(2)]
-            await asyncio.sleep(0.2)
-            async with AsyncClient.from_uri(srv.uri) as client:
-                await client.write_event(Describe().event())
-                reply = await collect(client, "info", 10)
-            for _, writer in held:
-                writer.close()
-            await asyncio.sleep(0.3)
-            return reply.errors
-
-        errors = run(three())
-        assert errors and "too many connections" in errors[0]
-        assert run(synthesize(srv.uri, "")).types == ["audio-start", "audio-stop"]
-
-
 @pytest.mark.slow
 def test_four_clients_at_once_all_get_their_own_audio(server: ServerProcess, listener) -> None:
     # Fifty at once, each with its own words, run in seconds on the fake worker

@@ -13,9 +13,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wyoming.error import Error
-from wyoming.event import async_write_event
-
 from wyoming_kokoro.catalog.assets import Assets, resolve
 from wyoming_kokoro.catalog.presets_file import load_presets
 from wyoming_kokoro.catalog.voices import default_voice
@@ -26,14 +23,19 @@ from wyoming_kokoro.server.rescan import Rescanner
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
 from wyoming_kokoro.server.uri import bracketed, uri_host, uri_host_port, uri_path, uri_scheme
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.connections import Connections
 from wyoming_kokoro.server.wyoming.handler import KokoroHandler
-from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits, linger_close
+from wyoming_kokoro.server.wyoming.wire import MAX_HEADER_BYTES, Limits
 from wyoming_kokoro.settings import DiscoverySettings, ModelSettings, Settings
 from wyoming_kokoro.text.g2p import load_lexicons
 
 _LOGGER = logging.getLogger(__name__)
 
 SEND_BUFFER_BYTES = 64 * 1024
+# Seconds the answers under way may take to finish once the server is told to stop.
+# Home Assistant gives an add-on 10 s after SIGTERM before SIGKILL (so do Docker
+# and podman by default): the grace and the rest of the shutdown fit in that.
+SHUTDOWN_GRACE = 6.0
 
 
 def _resolve(model: ModelSettings) -> Assets:
@@ -106,23 +108,12 @@ async def run_server(settings: Settings) -> None:
         word_events=speech.word_events,
     )
     client_ids = itertools.count(1)
-    handlers: set[asyncio.Task[None]] = set()
 
-    async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(handlers) >= connections.max_connections:
-            _LOGGER.warning("Refusing a connection: %d already open", len(handlers))
-            limit = connections.max_connections
-            await refuse(reader, writer, f"too many connections (limit {limit})")
-            return
+    def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> KokoroHandler:
         _bound_send_buffer(writer)
-        handler = KokoroHandler(reader, writer, config, scheduler, next(client_ids))
-        task = asyncio.current_task()
-        assert task is not None
-        handlers.add(task)
-        try:
-            await handler.run()
-        finally:
-            handlers.discard(task)
+        return KokoroHandler(reader, writer, config, scheduler, next(client_ids))
+
+    wyoming = Connections(connections.max_connections, handler, config)
 
     stop = asyncio.Event()
     _stop_on_signals(stop)
@@ -144,23 +135,24 @@ async def run_server(settings: Settings) -> None:
             lambda: next(client_ids),
             offer,
         )
-    server, port = await _listen(settings.wyoming.uri, on_connect, stop)
+    server, port = await _listen(settings.wyoming.uri, wyoming.serve, stop)
     discovery = None
     if settings.discovery.name and port is not None:
         discovery = await _advertise(settings.discovery, settings.wyoming.uri, port)
     try:
         await stop.wait()
-        _LOGGER.info("Stopping")
+        _LOGGER.info("Stopping: answers under way have %g s to finish", SHUTDOWN_GRACE)
     finally:
+        # No new connections; both doors and the advertisement wind down together,
+        # while the scheduler still speaks for the answers under way.
         if server is not None:
             server.close()
+        closing = [wyoming.close(SHUTDOWN_GRACE)]
         if http is not None:
-            await http.stop()
-        for task in list(handlers):
-            task.cancel()
-        await asyncio.gather(*handlers, return_exceptions=True)
+            closing.append(http.stop(SHUTDOWN_GRACE))
         if discovery is not None:
-            await discovery.stop()
+            closing.append(discovery.stop())
+        await asyncio.gather(*closing)
         if cutting is not None:
             cutting.cancel()
             await asyncio.gather(cutting, return_exceptions=True)
@@ -200,13 +192,6 @@ def _bound_send_buffer(writer: asyncio.StreamWriter) -> None:
     if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
-
-
-async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, text: str) -> None:
-    """Tell a client why it is turned away, then hang up."""
-    with contextlib.suppress(ConnectionError, OSError):
-        await async_write_event(Error(text=text, code="busy").event(), writer)
-    await linger_close(reader, writer)
 
 
 async def _listen(

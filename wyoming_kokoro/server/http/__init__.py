@@ -32,12 +32,17 @@ SPARE_CONNECTIONS = 8
 class HttpServer:
     """The listening HTTP side; `stop` closes it and its open requests."""
 
-    def __init__(self, runner: web.AppRunner, listener: asyncio.AbstractServer) -> None:
+    def __init__(
+        self, runner: web.AppRunner, listener: asyncio.AbstractServer, table: ConnectionTable
+    ) -> None:
         self._runner = runner
         self._listener = listener
+        self._table = table
 
-    async def stop(self) -> None:
+    async def stop(self, grace: float = 0.0) -> None:
+        """No new connections; answers under way have `grace` seconds to finish."""
         self._listener.close()
+        await self._table.drain(grace)
         await self._runner.cleanup()
 
 
@@ -82,8 +87,8 @@ async def start_http(
     app[CONNECTIONS] = table  # before the runner freezes the application
     # handler_cancellation: a client that hangs up cancels its request, which
     # drops its queued pieces at once instead of at the next write.
-    # shutdown_timeout: aiohttp's default waits 60 s (twice) for open speech streams,
-    # while the worker keeps speaking for them; a stopping server cuts them off.
+    # shutdown_timeout: aiohttp's default waits 60 s (twice) for open speech streams;
+    # the table's drain has given them their grace already (HttpServer.stop).
     # keepalive_timeout: a connection that sends no (whole) request this long is
     # closed, a new one too; aiohttp's default is an hour.
     runner = web.AppRunner(
@@ -103,4 +108,4 @@ async def start_http(
     _LOGGER.info("HTTP API on http://%s:%d/v1 (page at http://%s:%d/)", host, port, host, port)
     if api_key is None and bind_host not in ("127.0.0.1", "localhost", "::1"):
         _LOGGER.warning("The HTTP API is open to the network without --api-key")
-    return HttpServer(runner, listener)
+    return HttpServer(runner, listener, table)

@@ -6,6 +6,10 @@ table is full, the oldest idle connection is closed to make room, as a browser
 expects of keep-alive; a busy one never is. With every connection busy, a few
 more are let in for `/health` alone (a health check must not fail because the
 server is working), and the rest get a 503 at once.
+
+At shutdown, idle connections close at once and answers under way have a grace
+period to finish; those that do not are cut off (aborted without the chunked
+body's last chunk, which tells a client the body is incomplete).
 """
 
 from __future__ import annotations
@@ -96,6 +100,9 @@ class ConnectionTable:
         self._refusal = refusal
         self._live: dict[asyncio.Protocol, _Counted] = {}  # by aiohttp's protocol
         self._overflow = 0
+        self._answering = 0  # requests being answered, in all connections
+        self._quiet = asyncio.Event()  # set when none is, once closing
+        self.closing = False
 
     def add(self, counted: _Counted) -> None:
         self._live[counted.inner] = counted
@@ -139,12 +146,31 @@ class ConnectionTable:
             yield True
             return
         counted.busy += 1
+        self._answering += 1
         try:
             yield not counted.overflow
         finally:
             counted.busy -= 1
+            self._answering -= 1
             if not counted.busy:
                 counted.idle_since = asyncio.get_running_loop().time()
+            if self.closing and not self._answering:
+                self._quiet.set()
+
+    async def drain(self, grace: float) -> None:
+        """Close idle connections now; wait up to `grace` seconds for the answers
+        under way, then cut off those that are left."""
+        self.closing = True
+        for counted in list(self._live.values()):
+            if not counted.busy and counted.transport is not None:
+                counted.transport.close()
+        if self._answering:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._quiet.wait(), grace)
+        for counted in list(self._live.values()):
+            if counted.busy and isinstance(counted.transport, asyncio.Transport):
+                _LOGGER.info("An HTTP answer is cut short: the server is stopping")
+                counted.transport.abort()
 
 
 CONNECTIONS: web.AppKey[ConnectionTable] = web.AppKey("connections", ConnectionTable)
@@ -157,6 +183,8 @@ async def room_middleware(request: web.Request, handler: Handler) -> web.StreamR
     table = request.app.get(CONNECTIONS)
     if table is None:
         return await handler(request)
+    if table.closing:  # a kept-alive connection's next request, while the server stops
+        raise ApiError(503, "the server is shutting down", code="shutting_down", close=True)
     with table.answering(request.protocol) as in_table:
         if not in_table and request.path != "/health":
             raise ApiError(

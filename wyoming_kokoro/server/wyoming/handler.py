@@ -29,6 +29,7 @@ from wyoming_kokoro.server.redact import without_paths
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
+from wyoming_kokoro.server.wyoming.fields import ssml_asked, text_of, voice_of
 from wyoming_kokoro.server.wyoming.speech import Utterance
 from wyoming_kokoro.server.wyoming.wire import (
     ProtocolError,
@@ -62,6 +63,11 @@ class KokoroHandler:
         # The next event, read ahead while an utterance is spoken so a client that
         # leaves is noticed at once, not at the next failed write.
         self._next_event: asyncio.Future[Event | None] | None = None
+        # When it began to wait for a request with nothing under way (None: busy);
+        # the oldest idle connection is closed when the table is full.
+        self.idle_since: float | None = None
+        self._draining = False  # the server stops: close once nothing is under way
+        self._stopping = False  # the server stops now: cut the answer short
 
     async def _begin(self, voice: SynthesizeVoice | None, ssml: bool | None) -> Utterance:
         """A new utterance, its audio-start sent: the latest one, whose sender ends with us."""
@@ -70,19 +76,41 @@ class KokoroHandler:
         self.utterance = utterance
         return utterance
 
-    async def write(self, event: Event) -> None:
+    async def write(self, event: Event, timeout: float | None = None) -> None:
         # The sender task and the event loop both write: keep events whole.
         async with self._write_lock:
             await write_or_abort(
                 async_write_event(event, self.writer),
                 self.writer.transport,
-                self.config.idle_seconds,
+                timeout or self.config.idle_seconds,
             )
+
+    def close_idle(self, why: str) -> None:
+        """Hang up on a connection that waits for its next request (`idle_since`)."""
+        _LOGGER.info("Client %d idle: closing %s", self.client_id, why)
+        self.writer.close()  # its read ends, and with it `run`
+
+    def drain(self) -> None:
+        """The server stops: close now if idle, else once the answer under way is sent."""
+        self._draining = True
+        if self.idle_since is not None:
+            self.close_idle("as the server stops")
+
+    def stop(self, task: asyncio.Task[None]) -> None:
+        """The server stops now: `task` (the one running `run`) ends the answer under
+        way with an error event."""
+        self._stopping = True
+        task.cancel()
 
     async def run(self) -> None:
         """Read events until the client leaves, misbehaves or a request fails."""
+        loop = asyncio.get_running_loop()
         try:
             while True:
+                if self._streaming is None:  # nothing under way
+                    if self._draining:
+                        break
+                    self.idle_since = loop.time()
                 try:
                     # shield: a timeout must not cancel a read that _wait started
                     event = await asyncio.wait_for(
@@ -91,6 +119,8 @@ class KokoroHandler:
                 except asyncio.TimeoutError:
                     _LOGGER.debug("Client %d idle: closing", self.client_id)
                     break
+                finally:
+                    self.idle_since = None
                 self._next_event = None
                 if event is None or not await self.handle_event(event):
                     break
@@ -102,6 +132,14 @@ class KokoroHandler:
             await self._fail(without_paths(str(err)), "synthesis-failed", log=False)
         except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
             _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+            _uncancel()
+            # Home Assistant would take a bare close for the end of the audio.
+            _LOGGER.info("Client %d: answer cut short, the server is stopping", self.client_id)
+            await self._stop_sender()
+            await self._fail("the server is shutting down", "shutting-down", log=False, timeout=1.0)
         except Exception:
             # A bug of ours: Home Assistant waits forever unless it gets an error and a close.
             _LOGGER.exception("Client %d: unexpected failure", self.client_id)
@@ -109,13 +147,15 @@ class KokoroHandler:
         finally:
             await self._close()
 
-    async def _fail(self, text: str, code: str, log: bool = True) -> None:
+    async def _fail(
+        self, text: str, code: str, log: bool = True, timeout: float | None = None
+    ) -> None:
         if log:
             _LOGGER.warning("Client %d: %s", self.client_id, text)
         if self._next_event is not None:
             self._next_event.cancel()  # linger_close reads the stream itself
         with contextlib.suppress(ConnectionError, RuntimeError, OSError):
-            await self.write(Error(text=text, code=code).event())
+            await self.write(Error(text=text, code=code).event(), timeout)
             await linger_close(self.reader, self.writer)
 
     def _read_ahead(self) -> asyncio.Future[Event | None]:
@@ -129,14 +169,17 @@ class KokoroHandler:
         if self._streaming is not None:
             self._streaming.close()  # an opening phrase due later is for nobody now
         self.scheduler.cancel(self.client_id)
+        await self._stop_sender()
+        self.writer.close()
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.wait_closed()
+
+    async def _stop_sender(self) -> None:
         sender = self.utterance.sender if self.utterance else None
         if sender is not None and not sender.done():
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await sender
-        self.writer.close()
-        with contextlib.suppress(ConnectionError, OSError):
-            await self.writer.wait_closed()
 
     async def handle_event(self, event: Event) -> bool:
         """Answer one event; False ends the connection."""
@@ -145,14 +188,14 @@ class KokoroHandler:
         elif Ping.is_type(event.type):
             await self.write(Pong(text=event.data.get("text")).event())
         elif SynthesizeStart.is_type(event.type):
-            voice = _voice_of(event)
+            voice = voice_of(event)
             if self._streaming is not None:
                 raise ProtocolError("synthesize-start while a stream is already open")
             # Text is on its way: a cold worker starts loading while the LLM writes it.
             self.scheduler.prepare()
-            self._streaming = await self._begin(voice, _ssml_asked(event))
+            self._streaming = await self._begin(voice, ssml_asked(event))
         elif SynthesizeChunk.is_type(event.type):
-            text = _text_of(event)
+            text = text_of(event)
             if self._streaming is None:
                 raise ProtocolError("synthesize-chunk without synthesize-start")
             self._check_sender()
@@ -164,13 +207,13 @@ class KokoroHandler:
             await self._wait(utterance)
             await self.write(SynthesizeStopped().event())
         elif Synthesize.is_type(event.type):
-            text, voice = _text_of(event), _voice_of(event)
+            text, voice = text_of(event), voice_of(event)
             if self._streaming is not None:
                 return True  # the streamed text again "for compatibility": already spoken
             if len(text) > self.config.max_text_chars:  # refused before any audio-start
                 limit = self.config.max_text_chars
                 raise ProtocolError(f"text is longer than the limit of {limit} characters")
-            utterance = await self._begin(voice, _ssml_asked(event))
+            utterance = await self._begin(voice, ssml_asked(event))
             await utterance.add_text(text, more=False)  # the whole text
             await self._wait(utterance)
         else:
@@ -205,6 +248,14 @@ class KokoroHandler:
             raise sender.exception()  # type: ignore[misc]
 
 
+def _uncancel() -> None:
+    """The cancellation that stops a handler is handled: later timeouts of its task
+    must not be taken for it (asyncio counts cancellations since Python 3.11)."""
+    task = asyncio.current_task()
+    if task is not None and hasattr(task, "uncancel"):
+        task.uncancel()
+
+
 def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bool:
     """Did the read ahead end with the connection (a reset, or its end of input)?"""
     if not incoming.done() or incoming.cancelled():
@@ -213,43 +264,3 @@ def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bo
     if error is None:
         return eof_is_hang_up and incoming.result() is None
     return isinstance(error, (ConnectionError, asyncio.IncompleteReadError))
-
-
-def _ssml_asked(event: Event) -> bool | None:
-    """True for text_format "ssml"; None (decide from the text) otherwise."""
-    text_format = event.data.get("text_format")
-    if text_format is not None and not isinstance(text_format, str):
-        raise ProtocolError("'text_format' must be a string")
-    if text_format not in (None, "text", "ssml"):
-        raise ProtocolError(f"text_format {text_format!r}: use text or ssml")
-    return True if text_format == "ssml" else None
-
-
-def _text_of(event: Event) -> str:
-    text = event.data.get("text")
-    if not isinstance(text, str):
-        raise ProtocolError(f"{event.type} needs a 'text' string")
-    try:
-        text.encode("utf-8")  # a lone surrogate is valid JSON, and stopped the worker pipe
-    except UnicodeEncodeError as err:
-        raise ProtocolError(f"{event.type} text is not valid Unicode") from err
-    return text
-
-
-def _voice_of(event: Event) -> SynthesizeVoice | None:
-    """The event's voice, checked: the library's parser fails on a malformed one.
-    A null voice is no voice, the server's default, as over HTTP."""
-    voice = event.data.get("voice")
-    if voice is None:
-        return None
-    if not isinstance(voice, dict):
-        raise ProtocolError("'voice' must be an object")
-    for key in ("name", "language", "speaker"):
-        if voice.get(key) is not None and not isinstance(voice[key], str):
-            raise ProtocolError(f"voice '{key}' must be a string")
-    # As the library reads it: a name wins over a language.
-    if voice.get("name") is not None:
-        return SynthesizeVoice(name=voice["name"], speaker=voice.get("speaker"))
-    if voice.get("language") is not None:
-        return SynthesizeVoice(language=voice["language"])
-    return None
