@@ -5,6 +5,7 @@ Text work only: no model runs here. The engine decodes what this plans.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from wyoming_kokoro.catalog.voices import VoiceSpec, g2p_language
@@ -14,7 +15,10 @@ from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.timing import divide, mark
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.normalize.runs import bound_runs
 from wyoming_kokoro.text.phrases import opening_phrases
+
+_LOGGER = logging.getLogger(__name__)
 
 
 class Planner:
@@ -40,6 +44,20 @@ class Planner:
         if self.settings.normalize:
             text = normalize(text, lang)
         return self._phonemize(text, lang)
+
+    def _said(self, text: str, lang: str) -> str:
+        """`phonemes`, contained: a text exception (a bug) never ends an answer. Should
+        the normalized text fail the G2P, the text is read as written; should that fail
+        too, this part alone is left unsaid. One warning each time."""
+        try:
+            return self.phonemes(text, lang)
+        except Exception:
+            _LOGGER.warning("Reading a piece in %s failed; read as written", lang, exc_info=True)
+        try:
+            return self._phonemize(bound_runs(text), lang)
+        except Exception:
+            _LOGGER.warning("Reading a piece in %s failed again; skipped", lang, exc_info=True)
+            return ""
 
     def _says_anything(self, phonemes: str) -> bool:
         """Whether the model has a token for any of `phonemes` (else: symbols only)."""
@@ -76,7 +94,7 @@ class Planner:
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
-            for batch in split_phonemes(self.phonemes(part, lang), self.settings.max_call_tokens):
+            for batch in split_phonemes(self._said(part, lang), self.settings.max_call_tokens):
                 if self._says_anything(batch):
                     first = not calls
                     call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
@@ -84,7 +102,13 @@ class Planner:
         if words and calls:
             from wyoming_kokoro.text.words import readings
 
-            found = readings(piece, lang, self.phonemes, self._phonemize, self.settings.normalize)
+            try:
+                found = readings(
+                    piece, lang, self.phonemes, self._phonemize, self.settings.normalize
+                )
+            except Exception:  # the words lose their times, the piece is still said
+                _LOGGER.warning("Finding the words of a piece failed", exc_info=True)
+                found = []
             return mark(calls, found, self._tokenizer.vocab)
         return calls
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 import time
 import unicodedata
 from collections.abc import Callable
@@ -48,6 +49,17 @@ class _Node:
     feature: _Feature
     char_type: int = 6  # 6: read the kana of `feature` (see misaki's JAG2P)
     is_unk: bool = False
+
+
+# Any script's digits (٣, ๓, ①, ²) as ASCII ones: the romanizer asserts that no surface
+# is a digit, and OpenJTalk reads ASCII and full-width digits but leaves others as they
+# are. The normalizer maps decimal digits already; this covers raw text and the rest.
+# (Built on import: this module is imported only when Japanese is spoken.)
+_DIGITS = {
+    code: str(unicodedata.digit(chr(code)))
+    for code in range(0x80, sys.maxunicode + 1)
+    if chr(code).isdigit()
+}
 
 
 def _reading(node: dict[str, Any]) -> str:
@@ -140,6 +152,7 @@ class JapaneseG2P:
     def readings(self, text: str) -> list[tuple[str, str]]:
         """The text's words (OpenJTalk's, English words each alone), each with its
         phonemes: the reading OpenJTalk gives it in the sentence, romanized."""
+        text = text.translate(_DIGITS)
         out: list[tuple[str, str]] = []
         for english, part in self._runs(text):
             if english:
@@ -153,6 +166,7 @@ class JapaneseG2P:
         return out
 
     def __call__(self, text: str) -> str:
+        text = text.translate(_DIGITS)
         out = []
         for english, part in self._runs(text):
             out.append(self._english(part) if english else self._romanize(part))

@@ -186,7 +186,7 @@ def _spaces(text: str, gb: bool) -> str:
 
 
 # The passes in order, most specific first; each is contained (passes.py).
-PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
+_PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
     ("addresses", lambda text, gb: addresses(text)),
     ("weekdays", lambda text, gb: weekdays(text)),
     # "10 x 20 cm", before units take the "20"
@@ -207,7 +207,7 @@ PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
 
 def normalize_english(text: str, gb: bool = False) -> str:
     """Spell out numbers, units, dates, addresses and abbreviations for an English voice."""
-    return run_passes(text, [(name, _dialect(apply, gb)) for name, apply in PASSES], "English")
+    return run_passes(text, [(name, _dialect(apply, gb)) for name, apply in _PASSES], "English")
 
 
 def _dialect(apply: Callable[[str, bool], str], gb: bool) -> Callable[[str], str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 from wyoming_kokoro.text.charsets import IDEOGRAPHS, KANA
 from wyoming_kokoro.text.normalize.cjk import (
@@ -21,6 +22,7 @@ from wyoming_kokoro.text.normalize.cjk import (
     date_words,
     partial_date_words,
 )
+from wyoming_kokoro.text.normalize.passes import run_passes
 
 # Starts only where a number starts: tried inside a long run of digits, each pattern
 # would rescan the run from every digit (quadratic in the run's length).
@@ -53,23 +55,31 @@ def _time(match: re.Match[str]) -> str:
     return words
 
 
-def normalize_japanese(text: str) -> str:
-    """Spell out the written forms OpenJTalk misreads; leave the rest to it."""
-    # Full-width digits, letters and signs to ASCII, half-width kana to full width.
-    text = unicodedata.normalize("NFKC", text)
-    text = DATE.sub(date_words, text)
-    text = PARTIAL_DATE.sub(partial_date_words, text)
-    text = CLOCK.sub(_time, text)
-    text = _CURRENCY_BEFORE.sub(
+def _currency_before(text: str) -> str:
+    return _CURRENCY_BEFORE.sub(
         lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
     )
-    text = _CURRENCY_AFTER.sub(lambda m: f"{m.group(1)}{_CURRENCY[m.group(2)]}", text)
-    text = _CELSIUS.sub(r"\1度", text)
-    text = _FAHRENHEIT.sub(r"華氏\1度", text)
-    text = _DEGREE.sub(r"\1度", text)
-    text = _UNIT.sub(lambda m: _UNITS[m.group(1)], text)
-    text = _PLUS_MINUS.sub("プラスマイナス", text)
-    text = _PLUS.sub("プラス", text)
-    text = _PERIOD.sub("。", text)
-    text = _MINUS.sub("マイナス", text)
-    return RANGE.sub("から", text)
+
+
+# The passes in order; each is contained (passes.py).
+_PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    # Full-width digits, letters and signs to ASCII, half-width kana to full width.
+    ("width", lambda text: unicodedata.normalize("NFKC", text)),
+    ("dates", lambda text: PARTIAL_DATE.sub(partial_date_words, DATE.sub(date_words, text))),
+    ("clock times", lambda text: CLOCK.sub(_time, text)),
+    ("currency before", _currency_before),
+    ("currency after", lambda text: _CURRENCY_AFTER.sub(
+        lambda m: f"{m.group(1)}{_CURRENCY[m.group(2)]}", text)),
+    ("degrees", lambda text: _DEGREE.sub(r"\1度", _FAHRENHEIT.sub(
+        r"華氏\1度", _CELSIUS.sub(r"\1度", text)))),
+    ("units", lambda text: _UNIT.sub(lambda m: _UNITS[m.group(1)], text)),
+    ("signs", lambda text: _PLUS.sub("プラス", _PLUS_MINUS.sub("プラスマイナス", text))),
+    ("periods", lambda text: _PERIOD.sub("。", text)),
+    ("minus", lambda text: _MINUS.sub("マイナス", text)),
+    ("ranges", lambda text: RANGE.sub("から", text)),
+)  # fmt: skip
+
+
+def normalize_japanese(text: str) -> str:
+    """Spell out the written forms OpenJTalk misreads; leave the rest to it."""
+    return run_passes(text, _PASSES, "Japanese")

@@ -9,13 +9,25 @@ Assistant often prints "21.5" whatever the language.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from types import MappingProxyType
-from typing import NamedTuple
 
 from num2words import num2words
 
 from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.hi import hindi_cardinal
+from wyoming_kokoro.text.normalize.other_forms import (
+    AMP_RE,
+    DATE_RE,
+    EU,
+    FR_GROUPS_RE,
+    FR_HOUR_RE,
+    HI,
+    SYMBOLS,
+    THOUSANDS_RE,
+    TIME_RE,
+    UNITS,
+)
 from wyoming_kokoro.text.normalize.other_words import (
     FIRST_DAY,
     LANGS,
@@ -24,58 +36,7 @@ from wyoming_kokoro.text.normalize.other_words import (
     TEMPERATURE,
     TEMPERATURE_HI,
 )
-
-_SYMBOLS = MappingProxyType(
-    {"R$": "BRL", "US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR",
-     "Rs.": "INR", "Rs": "INR"}
-)  # fmt: skip
-_CODES = "EUR|USD|BRL|GBP|INR|JPY|CHF"
-
-# Written numbers: continental "1.234.567,89" / "21,5" / "21.5"; Indian "1,23,456.78".
-# A trailing "(?![.,]?\d)" refuses to read half of something else ("2.500.000" in Hindi).
-_NUM_EU = r"(?:\d{1,3}(?:\.\d{3})+(?!\d)(?:,\d+)?|\d+(?:[.,]\d+)?)(?![.,]?\d)"
-_NUM_HI = r"(?:\d{1,3}(?:,\d{2,3})*,\d{3}(?!\d)(?:\.\d+)?|\d+(?:\.\d+)?)(?![.,]?\d)"
-_THOUSANDS_RE = re.compile(r"\d{1,3}(?:\.\d{3})+")
-_UNITS = MappingProxyType(
-    {"°C": "C", "° C": "C", "℃": "C", "°F": "F", "° F": "F", "℉": "F", "°": "", "%": "%"}
-)
-
-
-class _Patterns(NamedTuple):
-    prefix_money: re.Pattern[str]
-    suffix_money: re.Pattern[str]
-    quantity: re.Pattern[str]
-    number: re.Pattern[str]
-
-
-def _patterns(num: str) -> _Patterns:
-    sym = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
-    units = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
-    return _Patterns(
-        re.compile(
-            rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{sym})|\b(?P<code>{_CODES})\b)\s?(?P<num>{num})"
-            r"(?![\w])"
-        ),
-        re.compile(
-            rf"(?<![\w.,])(?P<neg>-)?(?P<num>{num})\s?(?:(?P<sym>R\$|[€£¥₹$])|(?P<code>{_CODES})\b)"
-        ),
-        re.compile(
-            rf"(?<![\w.,:/-])(?:(?P<sign>[-+])(?=\d))?(?P<a>{num})(?:\s?[-–]\s?(?P<b>{num}))?"
-            rf"\s?(?P<unit>{units})"
-        ),
-        re.compile(
-            rf"(?<![\w.,])(?:(?<![^\s(\[=:/])(?P<sign>-)(?=\d))?(?P<a>{num})"
-            rf"(?:\s?[-–]\s?(?P<b>{num}))?(?![\w])"
-        ),
-    )
-
-
-_EU = _patterns(_NUM_EU)
-_HI = _patterns(_NUM_HI)
-_TIME_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])(?::|h(?=[0-5]\d))([0-5]\d)(?![\d:])")
-_FR_HOUR_RE = re.compile(r"(?<![\w:.,])([01]?\d|2[0-3])\s?h(?![\w])")  # "14h"
-_AMP_RE = re.compile(r"\s*&\s*")
-_FR_GROUPS_RE = re.compile(r"(?<![\d.,])\d{1,3}(?: \d{3})+(?!\d)")  # "1 000 000"
+from wyoming_kokoro.text.normalize.passes import run_passes
 
 # Agreement of "one" (and Spanish/Portuguese hundreds) with the noun that follows.
 _ES_THOUSANDS_RE = re.compile(r"\b(veinti)?uno(?= mil)")  # num2words says "veintiuno mil"
@@ -88,14 +49,6 @@ _MILLIONS_RE = re.compile(
     r"\b(?:mill[oó]n|millones|millions?|milliards?|milion[ei]|miliard[oi]|milh(?:ão|ões)"
     r"|bill[oó]n|billones|bilh(?:ão|ões))$"
 )
-
-# Dates written as ISO 8601 writes them, whole or reduced ("2024-03-05", "2024-03",
-# "--03-05", "--03", "---05"; SSML's say-as dates come this way).
-_DATE_RE = re.compile(
-    r"(?<![\w.,/-])(?:(?P<y>\d{4})-(?P<ym>\d\d)(?:-(?P<yd>\d\d))?"
-    r"|--(?P<m>\d\d)(?:-(?P<md>\d\d))?|---(?P<d>\d\d))(?![\w/-]|[.,]\d)"
-)
-
 
 # Past num2words' limits (and anyone's ear) a number is read digit by digit; written
 # digits that long never become an int (Python refuses past 4,300 of them).
@@ -149,7 +102,7 @@ def _split(text: str, lang: str) -> tuple[str, str]:
     elif "," in text:
         whole, _, frac = text.partition(",")
         whole = whole.replace(".", "")
-    elif _THOUSANDS_RE.fullmatch(text):
+    elif THOUSANDS_RE.fullmatch(text):
         whole, frac = text.replace(".", ""), ""
     else:
         whole, _, frac = text.partition(".")
@@ -186,7 +139,7 @@ def _with_noun(words: str, noun: str, lang: str) -> str:
 
 def _money(m: re.Match[str], lang: str) -> str:
     spec = LANGS[lang]
-    code = _SYMBOLS[m["sym"]] if m["sym"] else m["code"]
+    code = SYMBOLS[m["sym"]] if m["sym"] else m["code"]
     if code not in spec.money:
         return m[0]
     one, many, cent, cents, feminine = spec.money[code]
@@ -210,7 +163,7 @@ def _money(m: re.Match[str], lang: str) -> str:
 def _quantity(m: re.Match[str], lang: str) -> str:
     spec = LANGS[lang]
     sign = {"-": spec.minus + " ", "+": spec.plus + " "}.get(m["sign"] or "", "")
-    unit = _UNITS[m["unit"]]
+    unit = UNITS[m["unit"]]
     single = m["a"] in ("1", "1,0") and not m["b"]
     if unit == "%":
         noun = spec.percent
@@ -264,25 +217,59 @@ def _date(m: re.Match[str], lang: str) -> str:
     return of.join(words)
 
 
+def _amp(text: str, lang: str) -> str:
+    return AMP_RE.sub(f" {LANGS[lang].and_} ", text) if "&" in text else text
+
+
+def _french_groups(text: str, lang: str) -> str:
+    # French groups thousands with spaces, plain ones when typed by hand.
+    return FR_GROUPS_RE.sub(lambda m: m[0].replace(" ", ""), text) if lang == "fr" else text
+
+
+def _dates(text: str, lang: str) -> str:
+    return DATE_RE.sub(lambda m: _date(m, lang), text) if "-" in text else text
+
+
+def _times(text: str, lang: str) -> str:
+    text = TIME_RE.sub(lambda m: _time(int(m[1]), int(m[2]), lang), text)
+    if lang == "fr":
+        text = FR_HOUR_RE.sub(lambda m: _time(int(m[1]), 0, lang), text)
+    return text
+
+
+def _sub(pattern: str, say: Callable[[re.Match[str], str], str]) -> Callable[[str, str], str]:
+    """A pass of one of a language's number patterns, read by `say`."""
+    return lambda text, lang: getattr(HI if lang == "hi" else EU, pattern).sub(
+        lambda m: say(m, lang), text
+    )
+
+
+def _long_runs(text: str, lang: str) -> str:
+    # What no pass read ("123th", "A1234…"): a run this long is said digit by digit.
+    return _LONG_RUN.sub(lambda m: f" {_digits(m[0], lang)} ", text)
+
+
+# The passes in order (dates before the numbers and ranges they are written with);
+# each is contained (passes.py).
+_PASSES: tuple[tuple[str, Callable[[str, str], str]], ...] = (
+    ("ampersands", _amp),
+    ("French groups", _french_groups),
+    ("dates", _dates),
+    ("times", _times),
+    ("money before", _sub("prefix_money", _money)),
+    ("money after", _sub("suffix_money", _money)),
+    ("quantities", _sub("quantity", _quantity)),
+    ("numbers", _sub("number", _number)),
+    ("long runs", _long_runs),
+)
+
+
 def normalize_other(text: str, lang: str) -> str:
     """Normalize text for one of the languages in LANGS (keys as given by normalize())."""
-    spec = LANGS[lang]
-    if "&" in text:
-        text = _AMP_RE.sub(f" {spec.and_} ", text)
-    if not any(c.isdigit() for c in text):
-        return SPACE_RUN.sub(" ", text).strip()
-    pats = _HI if lang == "hi" else _EU
-    if lang == "fr":  # French groups thousands with spaces, plain ones when typed by hand
-        text = _FR_GROUPS_RE.sub(lambda m: m[0].replace(" ", ""), text)
-    if "-" in text:  # dates before the numbers and ranges they are written with
-        text = _DATE_RE.sub(lambda m: _date(m, lang), text)
-    text = _TIME_RE.sub(lambda m: _time(int(m[1]), int(m[2]), lang), text)
-    if lang == "fr":
-        text = _FR_HOUR_RE.sub(lambda m: _time(int(m[1]), 0, lang), text)
-    text = pats.prefix_money.sub(lambda m: _money(m, lang), text)
-    text = pats.suffix_money.sub(lambda m: _money(m, lang), text)
-    text = pats.quantity.sub(lambda m: _quantity(m, lang), text)
-    text = pats.number.sub(lambda m: _number(m, lang), text)
-    # What no pass read ("123th", "A1234…"): a run this long is said digit by digit.
-    text = _LONG_RUN.sub(lambda m: f" {_digits(m[0], lang)} ", text)
+    passes = _PASSES if any(c.isdigit() for c in text) else _PASSES[:1]
+    text = run_passes(text, [(name, _in(apply, lang)) for name, apply in passes], lang)
     return SPACE_RUN.sub(" ", text).strip()
+
+
+def _in(apply: Callable[[str, str], str], lang: str) -> Callable[[str], str]:
+    return lambda text: apply(text, lang)

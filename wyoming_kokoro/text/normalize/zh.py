@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 
 from wyoming_kokoro.text.normalize.cjk import (
     CLOCK,
@@ -21,6 +22,7 @@ from wyoming_kokoro.text.normalize.cjk import (
     date_words,
     partial_date_words,
 )
+from wyoming_kokoro.text.normalize.passes import run_passes
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -58,26 +60,32 @@ def _spelled(match: re.Match[str]) -> str:
     return "".join(_DIGIT_WORDS.get(c, "点") for c in match.group())
 
 
-def normalize_chinese(text: str) -> str:
-    """Written Mandarin → characters a reader would say, numbers included."""
+def _numbers(text: str) -> str:
     import cn2an  # only the worker that speaks Chinese pays for it
 
-    text = unicodedata.normalize("NFKC", text)
-    text = _THOUSANDS.sub("", text)
-    text = DATE.sub(date_words, text)
-    text = PARTIAL_DATE.sub(partial_date_words, text)
-    text = CLOCK.sub(_time, text)
-    text = _CURRENCY_BEFORE.sub(
-        lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text
-    )
-    text = _CELSIUS.sub(r"\1摄氏度", text)
-    text = _DEGREE.sub(r"\1度", text)
-    text = _LONG_NUMBER.sub(_spelled, text)
-    text = _DIGITS.sub(_spelled, text)
-    text = _LIANG.sub("两", text)
-    text = RANGE.sub("到", text)
     try:
         return str(cn2an.transform(text, "an2cn"))
     except Exception as err:  # cn2an raises bare ValueErrors on odd numbers
         _LOGGER.debug("cn2an could not convert %r: %s", text, err)
         return text
+
+
+# The passes in order; each is contained (passes.py).
+_PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("width", lambda text: unicodedata.normalize("NFKC", text)),
+    ("thousands", lambda text: _THOUSANDS.sub("", text)),
+    ("dates", lambda text: PARTIAL_DATE.sub(partial_date_words, DATE.sub(date_words, text))),
+    ("clock times", lambda text: CLOCK.sub(_time, text)),
+    ("currency", lambda text: _CURRENCY_BEFORE.sub(
+        lambda m: f"{m.group(2)}{m.group(3) or ''}{_CURRENCY[m.group(1)]}", text)),
+    ("degrees", lambda text: _DEGREE.sub(r"\1度", _CELSIUS.sub(r"\1摄氏度", text))),
+    ("long numbers", lambda text: _DIGITS.sub(_spelled, _LONG_NUMBER.sub(_spelled, text))),
+    ("liang", lambda text: _LIANG.sub("两", text)),
+    ("ranges", lambda text: RANGE.sub("到", text)),
+    ("numbers", _numbers),
+)  # fmt: skip
+
+
+def normalize_chinese(text: str) -> str:
+    """Written Mandarin → characters a reader would say, numbers included."""
+    return run_passes(text, _PASSES, "Chinese")
