@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,18 +13,44 @@ import pytest
 import soundfile
 import srt
 import webvtt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kokoro_say.captions import render
+
+from wyoming_kokoro.timeline import Timeline, WordTime
 
 TEXT = "It is 21°C at 7:30 pm. The garage door has been open — close it now."
 
 
-def say(*args: str) -> subprocess.CompletedProcess[str]:
+def say(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "kokoro_say.main", *args],
         capture_output=True,
         text=True,
-        timeout=300,
+        env=env,
+        timeout=900,
         check=False,
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    starts=st.lists(st.integers(0, 60_000), min_size=1, max_size=6),
+    samples=st.lists(st.integers(0, 10**7), min_size=1, max_size=3),
+)
+def test_json_word_times_are_milliseconds(starts: list[int], samples: list[int]) -> None:
+    # Each call's words are placed after the audio before them (samples / 24 kHz):
+    # the sums carried float noise into the file (0.29000000000000004).
+    timeline = Timeline()
+    for offset in samples:
+        words = [WordTime(f"w{ms}", ms / 1000, (ms + 137) / 1000) for ms in starts]
+        timeline.add(words, offset / 24000)
+    rows = json.loads(render(timeline.words, "json"))
+    expected = [offset / 24000 + ms / 1000 for offset in samples for ms in starts]
+    for row, start in zip(rows, expected, strict=True):
+        assert round(row["start_time"], 3) == row["start_time"], row
+        assert round(row["end_time"], 3) == row["end_time"], row
+        assert abs(row["start_time"] - start) <= 0.0005 + 1e-9
 
 
 @pytest.mark.model
@@ -60,6 +87,42 @@ def test_vtt_at_a_faster_speed_and_json_words(tmp_path: Path) -> None:
     slow = rows[-1]["start_time"]
     fast = webvtt.read(str(vtt)).captions[-1].end_in_seconds
     assert fast < slow  # said 1.5 times as fast: the last word starts sooner than at 1.0
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_captions_on_a_fresh_install_time_every_word(tmp_path: Path) -> None:
+    # Nothing in the cache or the data dir: the embedded model is assembled again and
+    # the cut that word times come from is made by the first run (a minute of CPU).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KOKORO_", "XDG_"))}
+    env.update(
+        KOKORO_CACHE_DIR=str(tmp_path / "cache"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg-cache"),
+    )
+    sentences = ["It is 21°C at 7:30 pm.", "The garage door has been open — close it now."]
+    audio = tmp_path / "out.wav"
+    first = say(TEXT, "-o", str(audio), "--captions", str(tmp_path / "a.srt"), env=env)
+    assert first.returncode == 0, first.stderr
+    assert "preparing the model for word times" in first.stderr
+    assert "--decode" not in first.stderr, first.stderr
+    cues = list(srt.parse((tmp_path / "a.srt").read_text(encoding="utf-8")))
+    assert [c.content for c in cues] == sentences
+    assert all(c.start < c.end for c in cues) and cues[0].end <= cues[1].start
+    # Later runs find the cut made.
+    vtt, words = tmp_path / "a.vtt", tmp_path / "a.json"
+    second = say(TEXT, "-o", str(audio), "--captions", str(vtt), "-q", env=env)
+    assert second.returncode == 0 and second.stderr == "", second.stderr
+    assert [c.text for c in webvtt.read(str(vtt)).captions] == sentences
+    third = say(TEXT, "-o", str(audio), "--captions", str(words), "-q", env=env)
+    assert third.returncode == 0, third.stderr
+    rows = json.loads(words.read_text(encoding="utf-8"))
+    assert len(rows) == len(TEXT.split()) - 1  # the dash goes with "open"
+    for row in rows:
+        start, end = row["start_time"], row["end_time"]
+        assert start is not None and end is not None and start < end, row
+        assert round(start, 3) == start and round(end, 3) == end, row  # milliseconds
+    assert rows[-1]["end_time"] <= soundfile.info(audio).duration
 
 
 @pytest.mark.parametrize(
