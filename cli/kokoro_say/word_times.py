@@ -25,8 +25,8 @@ def prepare(assets: Assets, threads: int, quiet: bool) -> None:
     target = cut_dir(assets.model)
     if target is None:
         raise click.ClickException(
-            f"--captions needs word times, which only the published model files give; "
-            f"{assets.model.name} is not one"
+            "--captions needs word times, which need the model cut, made only for the "
+            f"published model files under their own names; {assets.model.name} is not one"
         )
     if not room_for(target, assets.model):
         raise click.ClickException(

@@ -125,6 +125,22 @@ def test_captions_on_a_fresh_install_time_every_word(tmp_path: Path) -> None:
     assert rows[-1]["end_time"] <= soundfile.info(audio).duration
 
 
+def test_captions_with_a_model_that_cannot_be_cut_are_refused_before_speaking(
+    tmp_path: Path,
+) -> None:
+    # Word times come from the cut, made only for the published files: with another
+    # model there would be no times, and an empty caption file is never the answer.
+    from wyoming_kokoro.catalog.assets import resolve
+
+    own = tmp_path / "mine.onnx"
+    own.symlink_to(resolve(None, None, []).model)
+    audio, captions = tmp_path / "a.wav", tmp_path / "a.srt"
+    result = say("Hello.", "-o", str(audio), "--captions", str(captions), "--model", str(own))
+    assert result.returncode == 1, result.stderr
+    assert "mine.onnx is not one" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.onnx"]
+
+
 @pytest.mark.parametrize(
     ("name", "said"),
     [("missing/out.srt", "no directory"), ("out.txt", "name it .srt, .vtt or .json")],
