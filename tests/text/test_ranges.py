@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from wyoming_kokoro.text.normalize import normalize
@@ -50,3 +51,11 @@ CASES = [
 @pytest.mark.parametrize(("text", "lang", "expected"), CASES)
 def test_a_range_is_read_as_a_listener_expects(text: str, lang: str, expected: str) -> None:
     assert normalize(text, lang) == expected
+
+
+def test_a_decimal_range_is_heard_as_a_range(engine, listener) -> None:
+    # Once this raised, and the answer was lost; now the judge must hear the words a
+    # listener expects, as well as it hears kokoro-onnx saying them.
+    spec = engine.voice("jm_kumo")
+    pcm = np.concatenate(list(engine.speak("Prices are 1.25-1.50 each.", spec, lang=US)))
+    listener.check_later("Prices are one point two five to one point five each.", pcm)
