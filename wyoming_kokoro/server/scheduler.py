@@ -28,7 +28,7 @@ from wyoming_kokoro.protocol import (
     WorkerConfig,
 )
 from wyoming_kokoro.server.memory import available_mb
-from wyoming_kokoro.server.turns import Job, Said, SynthesisError, Turns
+from wyoming_kokoro.server.turns import Job, PieceFailed, Said, SynthesisError, Turns
 from wyoming_kokoro.server.worker_handle import (
     ForkedWorker,
     SpawnedWorker,
@@ -284,7 +284,7 @@ class Scheduler:
                 turns.done(job)
             return
         if isinstance(reply, Failed) and reply.id == job.id:
-            turns.failed(job, SynthesisError(reply.text))
+            turns.failed(job, PieceFailed(reply.text))
             return
         code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
         _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)

@@ -38,6 +38,11 @@ class SynthesisError(RuntimeError):
     """A job could not be spoken; the text is meant for the client."""
 
 
+class PieceFailed(SynthesisError):
+    """The worker answered that it could not speak this piece: its text is the
+    cause, not the server (HTTP answers 422, which clients do not retry)."""
+
+
 @dataclass(frozen=True)
 class Said:
     """Written words said from the next block of a job's audio on, timed from its start."""

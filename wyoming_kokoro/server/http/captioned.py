@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from wyoming_kokoro.server.http.encoders import encoded, finished
-from wyoming_kokoro.server.redact import without_paths
+from wyoming_kokoro.server.redact import for_client
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.timeline import WordTime
@@ -81,7 +81,7 @@ async def send_captioned(
         _LOGGER.warning("Captioned speech failed mid-stream: %s", err)
         if speech.stream:  # a line can still say so
             with contextlib.suppress(ConnectionError):
-                error = {"error": {"message": without_paths(str(err))}}
+                error = {"error": {"message": for_client(str(err))}}
                 await write_or_abort(
                     response.write(json.dumps(error).encode() + b"\n"), request.transport, timeout
                 )

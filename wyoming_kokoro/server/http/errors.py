@@ -12,6 +12,8 @@ import logging
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from wyoming_kokoro.server.redact import for_client
+
 _LOGGER = logging.getLogger(__name__)
 
 _TYPES = {
@@ -47,7 +49,7 @@ class ApiError(Exception):
 
     def body(self) -> bytes:
         error = {
-            "message": self.message,
+            "message": for_client(self.message),  # the log has it whole
             "type": _TYPES.get(self.status, "server_error"),
             "param": self.param,
             "code": self.code,

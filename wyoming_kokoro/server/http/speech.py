@@ -31,9 +31,9 @@ from wyoming_kokoro.server.http.encoders import (
 )
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
-from wyoming_kokoro.server.redact import without_paths
+from wyoming_kokoro.server.redact import for_client
 from wyoming_kokoro.server.scheduler import Scheduler
-from wyoming_kokoro.server.turns import SynthesisError
+from wyoming_kokoro.server.turns import PieceFailed, SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
@@ -170,12 +170,18 @@ async def _stream(
             first = await anext(audio)
         except StopAsyncIteration:
             first = (b"", [])
-        except SynthesisError as err:
-            # The log has the whole error (the scheduler's); the client, no paths.
+        except PieceFailed as err:
+            # The request's text is the cause: a 4xx, which clients do not retry (a 503
+            # they retry, and it fails the same way every time). 422: the JSON is
+            # well formed, what it asks cannot be done, as for input with nothing to say.
+            _LOGGER.warning("HTTP client %d: the input could not be spoken: %s", client, err)
             raise ApiError(
-                503,
-                f"speech synthesis is unavailable: {without_paths(str(err))}",
-                code="unavailable",
+                422, f"the input could not be spoken: {err}", "input", "unspeakable_input"
+            ) from err
+        except SynthesisError as err:
+            # The log has the whole error (the scheduler's); the client, a short one.
+            raise ApiError(
+                503, f"speech synthesis is unavailable: {err}", code="unavailable"
             ) from err
         sse = speech_request.stream_format == "sse" and not captioned
         kind = _content_type(speech_request.response_format)
@@ -282,7 +288,7 @@ async def _send(
         _LOGGER.warning("Speech failed mid-stream: %s", err)
         if sse_chars is not None:  # an event stream can still say so
             with contextlib.suppress(ConnectionError):
-                await send(_sse({"type": "error", "error": {"message": without_paths(str(err))}}))
+                await send(_sse({"type": "error", "error": {"message": for_client(str(err))}}))
                 await response.write_eof()
                 return
         # The status is sent: all a client can be told now is a cut-off body.

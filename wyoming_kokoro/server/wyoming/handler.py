@@ -25,7 +25,7 @@ from wyoming.tts import (
     SynthesizeVoice,
 )
 
-from wyoming_kokoro.server.redact import without_paths
+from wyoming_kokoro.server.redact import for_client
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import SynthesisError
 from wyoming_kokoro.server.wyoming.config import HandlerConfig
@@ -129,7 +129,7 @@ class KokoroHandler:
         except SynthesisError as err:
             # The log has the whole error (the scheduler's); the client, no paths.
             _LOGGER.warning("Client %d: %s", self.client_id, err)
-            await self._fail(without_paths(str(err)), "synthesis-failed", log=False)
+            await self._fail(str(err), "synthesis-failed", log=False)
         except (ConnectionError, asyncio.IncompleteReadError, BrokenPipeError) as err:
             _LOGGER.debug("Client %d went away: %s", self.client_id, err or type(err).__name__)
         except asyncio.CancelledError:
@@ -152,6 +152,7 @@ class KokoroHandler:
     ) -> None:
         if log:
             _LOGGER.warning("Client %d: %s", self.client_id, text)
+        text = for_client(text)  # the log has it whole
         if self._next_event is not None:
             self._next_event.cancel()  # linger_close reads the stream itself
         with contextlib.suppress(ConnectionError, RuntimeError, OSError):
