@@ -1,15 +1,17 @@
 """Text made safe for espeak-ng before it is phonemized.
 
 espeak-ng (1.52, as kokoro-onnx bundles it) crashes the whole process (SIGSEGV in
-MakePhonemeList) on one shape of text: a `-` right after a character it drops (a
-symbol, punctuation, a joiner, another `-`) and right before a letter, at the start
-of a clause ("'-आज", "₹-पाँच" in Hindi, "，-COVID-उन्नीस", "---लच्छेद"). It takes
-such a `-` for a hyphen joining two words, and when the word after it is read with
-another phoneme table (Devanagari to an English voice, a CJK or Latin word to a
-Hindi one) the clause's first phonemes are looked up in the wrong table. The `-`
-joins nothing there and is not spoken, so it becomes a space: the text reads the
-same (but for a word boundary) and espeak never sees the shape. A `-` after a letter
-or a digit ("COVID-19", "e-mail") is a real hyphen and stays.
+MakePhonemeList) on a `-` it takes for a hyphen that joins no whole word before it,
+at the start of a clause: after a character it drops (a symbol, punctuation, a
+joiner, a mark on nothing, another `-`: "'-आज", "₹-पाँच" in Hindi,
+"，-COVID-उन्नीस", "---लच्छेद") or after a word it cuts in two where the script
+changes ("xक-आज"). When the word after it is read with another phoneme table
+(Devanagari to an English voice, a CJK or Latin word to a Hindi one), the clause's
+first phonemes are looked up in the wrong table. Such a `-` is not spoken, so it
+becomes a space: the text reads the same (but for a word boundary) and espeak never
+sees the shape. A `-` after a Latin or Devanagari word ("COVID-19", "e-mail",
+"राम-श्याम") stays; after anything else (a word in another script, which none of
+our languages hyphenates) it is a space too, rather than a crash found later.
 """
 
 from __future__ import annotations
@@ -20,35 +22,56 @@ from collections.abc import Callable
 from typing import Any
 
 _DIGITS = frozenset("0123456789")  # other digits some languages drop
+_MARKS = range(0x300, 0x370)  # combining accents, on a Latin letter
+# Devanagari's letters and signs (not its digits or dandas): Hindi's hyphenated words.
+_DEVANAGARI = (range(0x900, 0x964), range(0x971, 0x980))
 
 
-def _letter(char: str) -> bool:
-    """A letter or a combining mark (Devanagari vowel signs are marks)."""
-    return unicodedata.category(char)[0] in "LM"
+def _kind(char: str) -> str | None:
+    """What a character of a word espeak-ng keeps whole is: a Latin or Devanagari
+    letter, an ASCII digit, a combining accent; None for anything else."""
+    if char in _DIGITS:
+        return "digit"
+    code = ord(char)
+    if code in _MARKS:
+        return "mark"
+    if any(code in block for block in _DEVANAGARI):
+        return "devanagari"
+    if unicodedata.category(char) in ("Lu", "Ll", "Lt") and unicodedata.name(char, "").startswith(
+        "LATIN "
+    ):
+        return "latin"
+    return None
 
 
 def joins_words(text: str, at: int) -> bool:
-    """Whether the character before `at` is one espeak-ng keeps in a word: a letter
-    or an ASCII digit, maybe with marks on it (a mark on nothing is dropped)."""
-    before = at - 1
-    while before >= 0 and unicodedata.category(text[before])[0] == "M":
-        before -= 1
-    return before >= 0 and (unicodedata.category(text[before])[0] == "L" or text[before] in _DIGITS)
+    """Whether the `-` at `at` follows a word espeak-ng reads whole: Latin letters
+    (with accents), Devanagari, or ASCII digits, one kind only (espeak cuts "xक"
+    where the script changes, and drops an accent on nothing)."""
+    start = at
+    while start > 0 and _kind(text[start - 1]) is not None:
+        start -= 1
+    kinds = [_kind(c) for c in text[start:at]]
+    if not kinds or kinds[0] == "mark":
+        return False
+    return len({k for k in kinds if k != "mark"}) == 1
+
+
+def hyphen_before(text: str, at: int) -> bool:
+    """Whether espeak-ng may take the `-` at `at` for a hyphen: something that may be a
+    letter follows (not a space, a digit or another `-`)."""
+    after = text[at + 1 : at + 2]
+    return bool(after) and not after.isspace() and after not in _DIGITS and after != "-"
 
 
 def safe_for_espeak(text: str) -> str:
-    """`text` with every `-` that joins no word before it to a letter after it turned
-    into a space (the shape that crashes espeak-ng; read the same)."""
+    """`text` with every `-` that espeak-ng would take for a hyphen but that follows
+    no word it reads whole turned into a space (the shape that crashes it)."""
     if "-" not in text:
         return text
     chars = list(text)
     for i, char in enumerate(chars):
-        if (
-            char == "-"
-            and i + 1 < len(chars)
-            and _letter(chars[i + 1])
-            and not joins_words(text, i)
-        ):
+        if char == "-" and hyphen_before(text, i) and not joins_words(text, i):
             chars[i] = " "
     return "".join(chars)
 
