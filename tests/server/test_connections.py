@@ -1,6 +1,9 @@
-"""Idle connections never lock the house out: a full table of sockets that ask for
-nothing makes room for a newcomer (the oldest idle one is closed), and `describe`
-(Wyoming) and `/health` (HTTP) are answered even when every connection is busy."""
+"""The Wyoming door's connections. Idle ones never lock the house out: a full table
+of sockets that ask for nothing makes room for a newcomer (the oldest idle one is
+closed), and `describe` is answered even when every connection is busy. A stopping
+door closes idle connections at once, lets answers under way finish within the
+grace period and ends the others with an error event. (The HTTP door's:
+test_http_limits.py; SIGTERM to a real server: test_shutdown.py.)"""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from support.fake_worker import FakeWorker
 from support.server_process import ServerProcess
 from support.wyoming_io import collect, run, synthesize
 from wyoming.client import AsyncClient
-from wyoming.event import async_write_event
+from wyoming.event import Event, async_write_event
 from wyoming.info import Describe
 from wyoming.ping import Ping
 from wyoming.tts import SynthesizeChunk, SynthesizeStart, SynthesizeStop
@@ -70,7 +73,7 @@ def test_a_table_full_of_idle_wyoming_sockets_makes_room_for_describe() -> None:
 
 
 @contextlib.asynccontextmanager
-async def _door(limit: int) -> AsyncIterator[str]:
+async def _door(limit: int) -> AsyncIterator[tuple[str, Connections]]:
     """The Wyoming door as the server builds it (Connections in front of the real
     handler and scheduler), with the in-memory worker and `limit` connections."""
     worker = FakeWorker()
@@ -97,7 +100,7 @@ async def _door(limit: int) -> AsyncIterator[str]:
     scheduler.start()
     server = await asyncio.start_server(table.serve, "127.0.0.1", 0)
     try:
-        yield f"tcp://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        yield f"tcp://127.0.0.1:{server.sockets[0].getsockname()[1]}", table
     finally:
         server.close()
         await table.close(grace=0)
@@ -119,7 +122,7 @@ def test_with_every_connection_busy_describe_is_answered_and_a_request_is_busy()
     ping (Home Assistant's check that the service is there), and `busy` otherwise."""
 
     async def main() -> tuple[list[str], list[str], list[str], list[str]]:
-        async with _door(limit=2) as uri:
+        async with _door(limit=2) as (uri, _):
             busy = [await _open_stream(uri) for _ in range(2)]
             described = await _describe(uri)
             async with AsyncClient.from_uri(uri) as client:
@@ -143,7 +146,7 @@ def test_with_every_connection_busy_describe_is_answered_and_a_request_is_busy()
 
 def test_a_full_table_of_idle_connections_makes_room_oldest_first_in_process() -> None:
     async def main() -> tuple[list[str], list[bytes]]:
-        async with _door(limit=3) as uri:
+        async with _door(limit=3) as (uri, _):
             idle = []
             for _ in range(3):
                 idle.append(await asyncio.open_connection("127.0.0.1", int(uri.rsplit(":")[-1])))
@@ -166,3 +169,46 @@ def test_a_full_table_of_idle_connections_makes_room_oldest_first_in_process() -
     assert types[0] == "audio-start" and types[-1] == "audio-stop", types
     # The oldest idle one (not the one that was served after it) made room.
     assert ends == [b"", b"open", b"open"], ends
+
+
+async def _ends(connection: asyncio.StreamReader | AsyncClient) -> list[str]:
+    """The events' types until the connection ends (errors as their texts), then EOF."""
+
+    async def read() -> Event | None:
+        if isinstance(connection, AsyncClient):
+            return await connection.read_event()
+        return await read_event(connection, Limits())
+
+    seen = []
+    while (event := await asyncio.wait_for(read(), 10)) is not None:
+        seen.append(event.data["text"] if event.type == "error" else event.type)
+    return [*seen, "EOF"]
+
+
+def test_a_stopping_door_closes_idle_ones_lets_answers_finish_and_cuts_the_rest() -> None:
+    async def main() -> tuple[list[str], list[str], list[str], list[str]]:
+        async with _door(limit=8) as (uri, table):
+            port = int(uri.rsplit(":", 1)[1])
+            finishing, unfinished = await _open_stream(uri), await _open_stream(uri)
+            idle = await asyncio.open_connection("127.0.0.1", port)
+            await asyncio.sleep(0.05)
+            closing = asyncio.ensure_future(table.close(grace=1.0))
+            idle_end = await _ends(idle[0])
+            # The answer under way goes on: its client ends it, and hears it whole.
+            await finishing.write_event(SynthesizeChunk(text="coming.").event())
+            await finishing.write_event(SynthesizeStop().event())
+            finished = await _ends(finishing)
+            # The one whose text never ends is cut short, with an error event.
+            cut = await _ends(unfinished)
+            await closing
+            late = await asyncio.open_connection("127.0.0.1", port)
+            refused = await _ends(late[0])
+            for client in (finishing, unfinished):
+                await client.disconnect()
+            return idle_end, finished, cut, refused
+
+    idle_end, finished, cut, refused = asyncio.run(main())
+    assert idle_end == ["EOF"]
+    assert finished[-3:] == ["audio-stop", "synthesize-stopped", "EOF"], finished
+    assert cut[-2:] == ["the server is shutting down", "EOF"], cut
+    assert refused == ["the server is shutting down", "EOF"], refused

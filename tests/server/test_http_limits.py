@@ -351,3 +351,56 @@ def test_a_client_that_hangs_up_mid_body_is_one_quiet_log_line(caplog) -> None:
     assert loud == [], caplog.text
     left = [r for r in caplog.records if "went away" in r.getMessage()]
     assert len(left) == 1 and left[0].levelno == logging.INFO, caplog.text
+
+
+class _Stalling(FakeScheduler):
+    """Speaks the first block of every piece, then nothing more."""
+
+    def submit(self, job: Job) -> Job:
+        job = super().submit(job)
+        job.chunks.put_nowait(b"\0" * 4800)
+        return job
+
+
+def test_a_stopping_door_closes_idle_ones_and_cuts_a_stream_that_does_not_end(caplog) -> None:
+    """At SIGTERM (HttpServer.stop), a stream that cannot finish within the grace is
+    cut without the chunked body's last chunk: its client can tell it is incomplete."""
+    speak = (
+        b"POST /v1/audio/speech HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(json.dumps(GOOD)), json.dumps(GOOD).encode())
+    )
+
+    async def main() -> tuple[bytes, bytes]:
+        with caplog.at_level(logging.INFO, logger="wyoming_kokoro.server.http"):
+            server = await start_http(
+                HttpSettings(uri="tcp://127.0.0.1:0"),
+                SpeechSettings(),
+                ConnectionSettings(connection_timeout=30.0),
+                _Stalling(),  # type: ignore[arg-type]
+                (VOICE,),
+                VOICE,
+                itertools.count(1).__next__,
+            )
+            match = PORT.search(caplog.text)
+            assert match, caplog.text
+            port = int(match.group(1))
+            idle = await asyncio.open_connection("127.0.0.1", port)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(speak)
+            streamed = await reader.readuntil(b"\r\n\r\n")  # it has begun
+            stopping = asyncio.ensure_future(server.stop(grace=0.5))
+            idle_end = await asyncio.wait_for(idle[0].read(), 5)
+            with contextlib.suppress(ConnectionError):
+                while chunk := await asyncio.wait_for(reader.read(65536), 5):
+                    streamed += chunk
+            await stopping
+            for _, w in (idle, (reader, writer)):
+                w.close()
+            return idle_end, streamed
+
+    idle_end, streamed = asyncio.run(main())
+    assert idle_end == b""
+    assert streamed.startswith(b"HTTP/1.1 200 ") and b"Transfer-Encoding: chunked" in streamed
+    assert len(streamed.split(b"\r\n\r\n", 1)[1]) >= 4800, streamed[:300]  # the audio came
+    assert not streamed.endswith(b"0\r\n\r\n"), streamed[-20:]  # its last chunk did not
+    assert "cut short" in caplog.text
