@@ -13,7 +13,7 @@ import time
 import click
 
 from wyoming_kokoro.catalog.assets import Assets
-from wyoming_kokoro.catalog.cut import cut_dir, ready, room_for
+from wyoming_kokoro.catalog.cut import cut_dir, locked, ready, room_for
 
 _LOGGER = logging.getLogger("kokoro_say")
 
@@ -35,7 +35,10 @@ def prepare(assets: Assets, threads: int, quiet: bool) -> None:
         )
     from wyoming_kokoro.synthesis import cutting  # heavy: onnx and onnxruntime
 
-    with _Progress(quiet):
+    # A server (or another kokoro-say) cutting the same model: wait and use its parts.
+    with _Progress(quiet), locked(target, "cut"):
+        if ready(assets.model) is not None:
+            return
         try:
             cutting.build(assets, threads)
         except Exception as err:  # the cut's own failures have many types

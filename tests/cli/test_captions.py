@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -123,6 +124,47 @@ def test_captions_on_a_fresh_install_time_every_word(tmp_path: Path) -> None:
         assert start is not None and end is not None and start < end, row
         assert round(start, 3) == start and round(end, 3) == end, row  # milliseconds
     assert rows[-1]["end_time"] <= soundfile.info(audio).duration
+
+
+@pytest.mark.model
+def test_a_cut_under_way_elsewhere_is_waited_for_not_made_twice(tmp_path: Path) -> None:
+    # A server cutting the model in the same cache holds its lock: kokoro-say waits
+    # for it and uses its parts (here the run's own, put in place while it waits).
+    made = [p for p in Path(os.environ["KOKORO_CACHE_DIR"]).glob("split*") if p.is_dir()]
+    assert made, "the run's cache has no cut model"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = {**os.environ, "KOKORO_CACHE_DIR": str(cache)}
+    outputs = ["-o", str(tmp_path / "a.wav"), "--captions", str(tmp_path / "a.json")]
+    with (cache / f"{made[0].name}.cut.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kokoro_say.main", "Hello there.", "--debug", *outputs],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            said = []
+            assert process.stderr is not None
+            for line in process.stderr:
+                said.append(line)
+                assert not [p for p in cache.iterdir() if p.name.endswith(".part")], said
+                if "holds the model's cut lock" in line:
+                    break
+            else:
+                pytest.fail("".join(said))
+            (cache / made[0].name).mkdir()
+            for part in made[0].iterdir():
+                (cache / made[0].name / part.name).symlink_to(part.resolve())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+        _, rest = process.communicate(timeout=300)
+    assert process.returncode == 0, "".join(said) + rest
+    rows = json.loads((tmp_path / "a.json").read_text(encoding="utf-8"))
+    assert [r["word"] for r in rows] == ["Hello", "there."]
+    assert all(r["start_time"] is not None for r in rows)
 
 
 def test_captions_with_a_model_that_cannot_be_cut_are_refused_before_speaking(
