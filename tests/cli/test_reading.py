@@ -40,7 +40,7 @@ def expected_count(data: bytes) -> int:
     return data.decode("utf-8", "ignore").count("\ufffd")
 
 
-def say(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+def say(*args: str | bytes, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "kokoro_say.main", *args],
         input=stdin,
@@ -67,7 +67,7 @@ def test_random_bytes_on_stdin_never_give_a_traceback(data: bytes) -> None:
         assert all(line.startswith("WARNING") for line in lines[:-1]), err
 
 
-@pytest.mark.parametrize("where", ["stdin", "file"])
+@pytest.mark.parametrize("where", ["stdin", "file", "argument"])
 def test_a_bad_byte_is_left_out_and_the_rest_spoken(tmp_path: Path, where: str, listener) -> None:
     data = b"The back \xce door is open.\n"  # the byte
     out = tmp_path / "out.wav"
@@ -75,11 +75,13 @@ def test_a_bad_byte_is_left_out_and_the_rest_spoken(tmp_path: Path, where: str, 
         source = tmp_path / "note.txt"
         source.write_bytes(data)
         result = say("-f", str(source), "-o", str(out), "-q")
+    elif where == "argument":  # Python hands such bytes of argv on as surrogates
+        result = say(data.strip(), "-o", str(out), "-q")
     else:
         result = say("-o", str(out), "-q", stdin=data)
     err = result.stderr.decode()
     assert result.returncode == 0, err
-    named = str(tmp_path / "note.txt") if where == "file" else "stdin"
+    named = {"file": str(tmp_path / "note.txt"), "argument": "the text"}.get(where, where)
     assert err.strip().splitlines() == [
         f"WARNING kokoro_say: {named} is not all UTF-8: 1 byte sequence not read and not "
         "spoken (the first at byte 9)"
