@@ -117,3 +117,17 @@ def test_a_verdict_is_kept_until_the_file_changes(
     os.utime(tmp_path / INT8, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     resolve(None, None, [tmp_path])
     assert len(hashed) == 2
+
+
+def test_a_server_beside_a_stray_onnx_speaks_with_the_model(tmp_path: Path, listener) -> None:
+    """End to end: the stray file's noise was every answer, and nothing was logged."""
+    from support.server_process import ServerProcess
+    from support.wyoming_io import run, synthesize
+
+    _stray(tmp_path / "stray.onnx")
+    sentence = "The porch light turns off at midnight."
+    with ServerProcess("--data-dir", str(tmp_path), "--idle-timeout", "1") as srv:
+        reply = run(synthesize(srv.uri, sentence))
+        assert reply.errors == [], "".join(srv.log)
+    assert len([line for line in srv.log if "stray.onnx skipped" in line]) == 1, srv.log
+    listener.check_later(sentence, reply.audio)

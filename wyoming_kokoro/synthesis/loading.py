@@ -204,8 +204,8 @@ def digest_old_mark(directory: Path) -> None:
     from wyoming_kokoro.synthesis.graph import PARTS
 
     mark = directory / VERIFIED
-    if digests.recorded(mark) is not None:
-        return
+    if not mark.is_file() or digests.recorded(mark) is not None:
+        return  # a cut being made (its mark comes last), or one marked now
     try:
         mark_verified(directory, PARTS, mark.read_text(errors="replace"))
     except OSError as err:
