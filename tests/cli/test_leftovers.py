@@ -55,11 +55,13 @@ def test_runs_leave_nothing_in_the_temporary_directory(tmp_path: Path) -> None:
     assert os.listdir(out) == ["a.wav"]
 
 
-def _stopped(sig: int, out: Path, tmpdir: Path, speaking: bool = True) -> tuple[int, str]:
+def _stopped(
+    sig: int, out: Path, tmpdir: Path, speaking: bool = True, *more: str
+) -> tuple[int, str]:
     """kokoro-say sent `sig` once its partial file exists (while the model loads), or
     once audio is in it (`speaking`): its exit code and stderr."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "kokoro_say.main", LONG, "-o", str(out / "a.wav"), "-q"],
+        [sys.executable, "-m", "kokoro_say.main", LONG, "-o", str(out / "a.wav"), "-q", *more],
         env=_env(tmpdir),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -91,24 +93,26 @@ def _files(directory: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize(
-    ("sig", "speaking"),
+    ("sig", "speaking", "captions"),
     [
-        (signal.SIGTERM, False),
-        (signal.SIGTERM, True),
-        (signal.SIGINT, True),
-        (signal.SIGHUP, True),
+        (signal.SIGTERM, False, False),
+        (signal.SIGTERM, True, False),
+        (signal.SIGINT, True, False),
+        (signal.SIGHUP, True, False),
+        (signal.SIGHUP, True, True),
     ],
-    ids=["SIGTERM-loading", "SIGTERM", "SIGINT", "SIGHUP"],
+    ids=["SIGTERM-loading", "SIGTERM", "SIGINT", "SIGHUP", "SIGHUP-captions"],
 )
 def test_a_stopped_run_leaves_no_copies_and_no_partial_file(
-    tmp_path: Path, sig: int, speaking: bool
+    tmp_path: Path, sig: int, speaking: bool, captions: bool
 ) -> None:
     # Every way a run is told to stop: a service stop, Ctrl-C, the terminal closed; and
     # a stop that lands while the model loads (inside an import of native code).
     tmpdir, out = tmp_path / "tmp", tmp_path / "out"
     tmpdir.mkdir()
     out.mkdir()
-    code, err = _stopped(sig, out, tmpdir, speaking)
+    more = ("--captions", str(out / "a.srt")) if captions else ()
+    code, err = _stopped(sig, out, tmpdir, speaking, *more)
     assert code == 128 + sig, (code, err)  # the shell's way of saying "stopped by sig"
     said = err.strip().splitlines()
     assert said[-1:] == [f"kokoro-say: stopped by {signal.Signals(sig).name}"], err
