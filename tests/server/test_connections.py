@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -144,13 +145,14 @@ def test_with_every_connection_busy_describe_is_answered_and_a_request_is_busy()
     assert ended == ["synthesize-stopped"] * 2
 
 
-def test_a_full_table_of_idle_connections_makes_room_oldest_first_in_process() -> None:
+def test_a_full_table_of_idle_connections_makes_room_oldest_first_in_process(caplog) -> None:
     async def main() -> tuple[list[str], list[bytes]]:
         async with _door(limit=3) as (uri, _):
             idle = []
             for _ in range(3):
                 idle.append(await asyncio.open_connection("127.0.0.1", int(uri.rsplit(":")[-1])))
                 await asyncio.sleep(0.02)
+            idle[0][1].write(b'{"type": "synthe')  # half a header is no request yet
             busy_then_idle = idle[1]  # one that was served is idle again
             await async_write_event(Describe().event(), busy_then_idle[1])
             assert (await read_event(busy_then_idle[0], Limits())) is not None
@@ -165,10 +167,15 @@ def test_a_full_table_of_idle_connections_makes_room_oldest_first_in_process() -
                 writer.close()
             return said.types, ends
 
-    types, ends = asyncio.run(main())
+    with caplog.at_level(logging.INFO, logger="wyoming_kokoro"):
+        types, ends = asyncio.run(main())
     assert types[0] == "audio-start" and types[-1] == "audio-stop", types
-    # The oldest idle one (not the one that was served after it) made room.
+    # The oldest idle one (not the one that was served after it) made room: one line
+    # in the log, no warning for its half header.
     assert ends == [b"", b"open", b"open"], ends
+    mine = [r for r in caplog.records if r.name.startswith("wyoming_kokoro")]
+    assert [r for r in mine if r.levelno >= logging.WARNING] == [], caplog.text
+    assert sum("to make room" in r.getMessage() for r in mine) == 1, caplog.text
 
 
 async def _ends(connection: asyncio.StreamReader | AsyncClient) -> list[str]:

@@ -53,6 +53,15 @@ class Connections:
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """One connection, from its first byte to its close."""
+        try:
+            await self._serve(reader, writer)
+        except asyncio.CancelledError:
+            # Cancelled from outside (the loop ends): the connection is closed all the
+            # same, and a connection's task never ends cancelled (asyncio logs that).
+            _LOGGER.debug("A connection was cancelled")
+            writer.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self._closing:
             await refuse(reader, writer, "the server is shutting down", "shutting-down")
             return
@@ -65,10 +74,6 @@ class Connections:
         self._handlers[handler] = task
         try:
             await handler.run()
-        except asyncio.CancelledError:
-            # Cancelled from outside (the loop ends): the connection is closed all the
-            # same, and a connection's task never ends cancelled (asyncio logs that).
-            _LOGGER.debug("Client %d: cancelled", handler.client_id)
         finally:
             self._handlers.pop(handler, None)
 

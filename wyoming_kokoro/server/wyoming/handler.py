@@ -68,6 +68,7 @@ class KokoroHandler:
         self.idle_since: float | None = None
         self._draining = False  # the server stops: close once nothing is under way
         self._stopping = False  # the server stops now: cut the answer short
+        self._closed_idle = False  # hung up on by us: what its read then says is moot
 
     async def _begin(self, voice: SynthesizeVoice | None, ssml: bool | None) -> Utterance:
         """A new utterance, its audio-start sent: the latest one, whose sender ends with us."""
@@ -88,6 +89,7 @@ class KokoroHandler:
     def close_idle(self, why: str) -> None:
         """Hang up on a connection that waits for its next request (`idle_since`)."""
         _LOGGER.info("Client %d idle: closing %s", self.client_id, why)
+        self._closed_idle = True
         self.writer.close()  # its read ends, and with it `run`
 
     def drain(self) -> None:
@@ -125,7 +127,10 @@ class KokoroHandler:
                 if event is None or not await self.handle_event(event):
                     break
         except ProtocolError as err:
-            await self._fail(str(err), "bad-request")
+            if self._closed_idle:  # half an event was read when we hung up
+                _LOGGER.debug("Client %d: %s", self.client_id, err)
+            else:
+                await self._fail(str(err), "bad-request")
         except SynthesisError as err:
             # The log has the whole error (the scheduler's); the client, no paths.
             _LOGGER.warning("Client %d: %s", self.client_id, err)
