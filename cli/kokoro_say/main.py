@@ -225,9 +225,9 @@ def _run(config: SayConfig) -> None:
     # loads; word times need the model's cut, made now if it is not there yet.
     captions = CaptionFile(config.captions) if config.captions else None
     try:
-        if captions is not None:
-            word_times.prepare(assets, config.engine.effective_threads, config.quiet)
         with AudioSink(config.output, fmt) as sink:
+            if captions is not None:
+                word_times.prepare(assets, config.engine.effective_threads, config.quiet)
             engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
             voiced = Voiced(engine, for_voices_file(assets.voices))
             voicing = voiced.voicing(choice.voice, speed, choice.volume * speech.volume)
