@@ -156,3 +156,29 @@ def test_a_full_disk_fails_in_one_line_and_leaves_no_file(tmp_path: Path, fmt: s
     lines = err.strip().splitlines()
     assert len(lines) == 1 and f"out.{fmt}" in lines[0] and "Traceback" not in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
+
+
+def test_under_nohup_a_sighup_is_still_ignored(tmp_path: Path) -> None:
+    # `nohup kokoro-say …` asks to outlive the terminal: the SIGHUP handler that
+    # cleans up must not replace an ignored SIGHUP.
+    tmpdir, out = tmp_path / "tmp", tmp_path / "out"
+    tmpdir.mkdir()
+    out.mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kokoro_say.main", SHORT, "-o", str(out / "a.wav"), "-q"],
+        env=_env(tmpdir),
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not _files(out) and process.poll() is None:
+            assert time.monotonic() < deadline, "kokoro-say never started writing"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGHUP)
+        _, err = process.communicate(timeout=300)
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 0, err.decode()
+    assert os.listdir(out) == ["a.wav"]
