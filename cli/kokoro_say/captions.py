@@ -114,9 +114,13 @@ class CaptionFile:
 
     def write(self, words: list[WordTime], spaced: bool = True) -> None:
         """Write the captions and give the file its name."""
-        Path(self._tmp).write_text(render(words, self.format, spaced), encoding="utf-8")
-        os.chmod(self._tmp, 0o666 & ~_umask())
-        os.replace(self._tmp, os.path.realpath(self._path))
+        try:
+            Path(self._tmp).write_text(render(words, self.format, spaced), encoding="utf-8")
+            os.chmod(self._tmp, 0o666 & ~_umask())
+            os.replace(self._tmp, os.path.realpath(self._path))
+        except OSError as err:  # a full disk: the user's name and the reason in words
+            reason = (err.strerror or str(err)).lower()
+            raise OSError(f"cannot write captions to {self._path}: {reason}") from err
 
     def discard(self) -> None:
         Path(self._tmp).unlink(missing_ok=True)

@@ -127,7 +127,11 @@ class AudioSink:
             stat.S_ISREG(existing.st_mode) and _same_file(existing, final)
         ):
             # A FIFO or device; or a /dev/stdout-style link to one that has no path.
-            self._open_stream(open(path, "wb"), close=True)  # noqa: SIM115 (closed in __exit__)
+            try:
+                stream = open(path, "wb")  # noqa: SIM115 (closed in __exit__)
+            except OSError as err:
+                raise failed(path, err) from err
+            self._open_stream(stream, close=True)
             return
         directory = os.path.dirname(final)
         if not os.path.isdir(directory):

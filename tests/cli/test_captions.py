@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -52,6 +53,23 @@ def test_json_word_times_are_milliseconds(starts: list[int], samples: list[int])
         assert round(row["start_time"], 3) == row["start_time"], row
         assert round(row["end_time"], 3) == row["end_time"], row
         assert abs(row["start_time"] - start) <= 0.0005 + 1e-9
+
+
+def test_a_caption_file_that_fails_to_be_written_says_so_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kokoro_say.captions import CaptionFile
+
+    captions = CaptionFile(str(tmp_path / "a.srt"))
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "/somewhere/.a.srt.partial")
+    monkeypatch.setattr(os, "replace", lambda *_: (_ for _ in ()).throw(full))
+    with pytest.raises(OSError) as caught:
+        captions.write([WordTime("Hello.", 0.1, 0.5)])
+    assert str(caught.value) == (
+        f"cannot write captions to {tmp_path / 'a.srt'}: no space left on device"
+    )
+    captions.discard()
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.model
