@@ -4,6 +4,7 @@ warning naming where it came from; the rest is spoken."""
 
 from __future__ import annotations
 
+import codecs
 import logging
 import sys
 from pathlib import Path
@@ -38,7 +39,8 @@ def decoded(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        first = err.start
+        # Counted after the byte-order mark the codec took off: in the input's bytes.
+        first = err.start + (3 if data.startswith(codecs.BOM_UTF8) else 0)
     text = data.decode("utf-8-sig", "replace")
     bad = text.count("\ufffd") - data.decode("utf-8-sig", "ignore").count("\ufffd")
     _LOGGER.warning(

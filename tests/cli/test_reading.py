@@ -35,6 +35,21 @@ def test_any_bytes_are_text_with_one_warning_if_any_are_bad(
         assert text == expected and not caplog.records
 
 
+@pytest.mark.parametrize(
+    ("data", "first"), [(b"ab\xffcd", 2), (b"\xef\xbb\xbfab\xff", 5), (b"\xce", 0)]
+)
+def test_the_warning_names_the_first_bad_bytes_place(
+    data: bytes, first: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="kokoro_say"):
+        text = decoded(data, "stdin")
+    assert "\ufeff" not in text  # a byte-order mark is not text
+    assert [r.getMessage() for r in caplog.records] == [
+        "stdin is not all UTF-8: 1 byte sequence not read and not spoken "
+        f"(the first at byte {first})"
+    ]
+
+
 def expected_count(data: bytes) -> int:
     """U+FFFD the bytes spell themselves."""
     return data.decode("utf-8", "ignore").count("\ufffd")
