@@ -1,9 +1,11 @@
 """The hidden file a result is written to before it takes its name (audio, captions).
 
 It lies beside the final file and is named for it and for the process writing it
-(`.NAME.kokoro-say-PID-XXXXXXXX`). A run removes its own on every way out it can catch;
-one killed outright (SIGKILL, a power cut) leaves it, and the next run writing the same
-file removes it once that process is gone.
+(`.NAME.kokoro-say-PID-HOST-XXXXXXXX`, HOST a hash of the host name: a process of
+another machine or container sharing the folder is not looked for here). A run
+removes its own on every way out it can catch; one killed outright (SIGKILL, a power
+cut) leaves it, and the next run on this host writing the same file removes it once
+that process is gone.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+import zlib
 
 _LOGGER = logging.getLogger(__name__)
 _TAG = "kokoro-say-"
@@ -21,7 +24,7 @@ def make(final: str) -> tuple[int, str]:
     `tempfile.mkstemp` gives them. Partial files of writers that are gone are swept."""
     directory, name = os.path.split(final)
     sweep(directory, name)
-    return tempfile.mkstemp(prefix=f".{name}.{_TAG}{os.getpid()}-", dir=directory)
+    return tempfile.mkstemp(prefix=f".{name}.{_TAG}{os.getpid()}-{_host()}-", dir=directory)
 
 
 def sweep(directory: str, name: str) -> list[str]:
@@ -35,8 +38,10 @@ def sweep(directory: str, name: str) -> list[str]:
     for entry in entries:
         if not entry.name.startswith(prefix):
             continue
-        pid, dash, rest = entry.name[len(prefix) :].partition("-")
-        if not (pid.isdigit() and dash and rest) or _alive(int(pid)):
+        fields = entry.name[len(prefix) :].split("-", 2)  # pid, host, mkstemp's letters
+        if len(fields) != 3 or not fields[0].isdigit() or fields[1] != _host():
+            continue
+        if _alive(int(fields[0])):
             continue
         try:
             if entry.is_file(follow_symlinks=False):
@@ -46,6 +51,10 @@ def sweep(directory: str, name: str) -> list[str]:
         except OSError as err:
             _LOGGER.debug("Could not remove %s: %s", entry.name, err)
     return removed
+
+
+def _host() -> str:
+    return f"{zlib.crc32(os.uname().nodename.encode()):08x}"
 
 
 def _alive(pid: int) -> bool:

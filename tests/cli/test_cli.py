@@ -545,3 +545,33 @@ def test_presets_volume_and_silence_reach_the_file(tmp_path: Path, listener) -> 
     plain_level = np.sqrt(np.mean(plain_speech.astype(float) ** 2))
     assert 0.35 * plain_level < level < 0.7 * plain_level  # volume 0.5: about -6 dB
     listener.check_later(text, b, speed=0.8)
+
+
+def test_only_partial_files_of_gone_writers_on_this_host_are_swept(tmp_path: Path) -> None:
+    from kokoro_say import partial
+
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    gone = int(ended.stdout)  # a process that has ended: its pid is free
+    _, mine = partial.make(str(tmp_path / "a.wav"))
+    host = Path(mine).name.split("-")[3]
+    names = {
+        f".a.wav.kokoro-say-{gone}-{host}-abcdefgh": False,  # killed here: swept
+        f".a.wav.kokoro-say-{gone}-00000000-abcdefgh": True,  # another host's
+        f".a.wav.kokoro-say-{os.getppid()}-{host}-abcdefgh": True,  # its writer is alive
+        f".b.wav.kokoro-say-{gone}-{host}-abcdefgh": True,  # another file's
+        f".a.wav.{gone}.bak": True,  # not ours at all
+        "a.wav": True,
+    }
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    assert partial.sweep(str(tmp_path), "a.wav") == [
+        name for name, kept in names.items() if not kept
+    ]
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {name for name, kept in names.items() if kept} | {Path(mine).name}
