@@ -35,6 +35,7 @@ class FakeScheduler:
     """Records what is queued and cancelled; speaks nothing."""
 
     worker_pid = None
+    stalled = False  # what /health reads of a hung worker
 
     def __init__(self) -> None:
         self.queued: dict[int, list[Job]] = {}
