@@ -11,12 +11,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wyoming_kokoro.text.g2p.espeak_guard import hyphen_before, joins_words, safe_for_espeak
+from wyoming_kokoro.text.g2p.espeak_guard import hyphen_before, joins_words, safe_for_espeak, script
 
 LANGUAGES = ("en-us", "en-gb", "es", "fr-fr", "it", "pt-br", "hi")
 
@@ -101,11 +102,17 @@ CRASHERS = (
         ("\u200d-आज", "en-us", "phonemes"),
         ("---लच्छेद", "hi", "phonemes"),
         ("）-ाच", "pt-br", "phonemes"),
+        ("\u0301\u0301-आज", "en-us", "phonemes"),  # accents on nothing
+        ("x\u0301-आज", "pt-br", "phonemes"),  # an accent espeak has no letter for
+        ("º\u0301-आज", "en-us", "phonemes"),  # a letter to Unicode, not to espeak
+        ("xक-आज", "es", "phonemes"),  # a word espeak cuts where its script changes
+        ("hello. xम-ईघ", "pt-br", "phonemes"),
+        ("ᏩƳଌ", "hi", "phonemes"),  # three scripts in a word: cut twice, no hyphen
     ]
     + [
-        # Word times read every word alone: each is a clause's start.
-        ("Cases rose，-COVID-19 again.", lang, "words")
-        for lang in LANGUAGES
+        # Word times read every word alone: each is a clause's start (in Hindi,
+        # "COVID-उन्नीस" after the normalizer).
+        ("मामले ，-COVID-19 फिर बढ़े।", "hi", "words"),
     ]
 )
 
@@ -175,23 +182,37 @@ def test_many_clause_openings_never_crash_espeak(phonemizing, text: str) -> None
     _never_crash(phonemizing, text)
 
 
+def _letters_of_two_scripts_touch(text: str) -> bool:
+    last = None
+    for char in text:
+        kind = script(char)
+        if kind is not None:
+            if last is not None and kind != last:
+                return True
+            last = kind
+        elif not unicodedata.category(char).startswith(("M", "Lm")):
+            last = None
+    return False
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(fragments, max_size=12).map("".join))
-def test_the_guard_only_turns_a_hyphen_after_no_whole_word_into_a_space(text: str) -> None:
+def test_the_guard_only_parts_scripts_and_turns_hyphens_into_spaces(text: str) -> None:
     safe = safe_for_espeak(text)
-    assert len(safe) == len(text)
-    for i, (was, now) in enumerate(zip(text, safe, strict=True)):
-        if was != now:
-            assert (was, now) == ("-", " ")
-            assert hyphen_before(text, i) and not joins_words(text, i)
-    # What is left: every `-` espeak may take for a hyphen joins a whole word.
+    # Nothing but spaces added and `-` taken away.
+    assert [c for c in safe if c not in " -"] == [c for c in text if c not in " -"]
+    assert safe.count("-") <= text.count("-")
+    assert not _letters_of_two_scripts_touch(safe)
+    # Every `-` espeak may take for a hyphen joins a whole word before it.
     for i, char in enumerate(safe):
         if char == "-" and hyphen_before(safe, i):
             assert joins_words(safe, i)
     assert safe_for_espeak(safe) == safe
+    if text.isascii() and "-" not in text:
+        assert safe == text
 
 
-def test_a_real_hyphen_stays() -> None:
+def test_a_real_hyphen_and_one_script_words_stay() -> None:
     for text in ("COVID-19", "e-mail", "c'est-à-dire", "day-to-day", "5-आज", "राम-श्याम", "x - y"):
         assert safe_for_espeak(text) == text
 

@@ -1,14 +1,16 @@
 """Text made safe for espeak-ng before it is phonemized.
 
 espeak-ng (1.52, as kokoro-onnx bundles it) crashes the whole process (SIGSEGV in
-MakePhonemeList) on a `-` it takes for a hyphen that joins no whole word before it,
-at the start of a clause: after a character it drops (a symbol, punctuation, a
-joiner, a mark on nothing, another `-`: "'-आज", "₹-पाँच" in Hindi,
-"，-COVID-उन्नीस", "---लच्छेद") or after a word it cuts in two where the script
-changes ("xक-आज"). When the word after it is read with another phoneme table
-(Devanagari to an English voice, a CJK or Latin word to a Hindi one), the clause's
-first phonemes are looked up in the wrong table. Such a `-` is not spoken, so it
-becomes a space: the text reads the same (but for a word boundary) and espeak never
+MakePhonemeList) when a clause opens with words it joins as a hyphen does, and a
+joined word is read with another phoneme table than the one before it (Devanagari
+to an English voice, a CJK or Latin word to a Hindi one): the clause's first
+phonemes are looked up in the wrong table. It joins words so at a `-` after a
+character it drops (a symbol, punctuation, a joiner, a mark on nothing, another
+`-`: "'-आज", "₹-पाँच" in Hindi, "，-COVID-उन्नीस", "---लच्छेद"), and where it cuts
+a word in two because the script changes ("xक-आज", "ᏩƳଌ" in Hindi).
+
+So letters of two scripts get a space between them, and such a `-` (never spoken)
+becomes a space: the text reads the same but for word boundaries, and espeak never
 sees the shape. A `-` after a Latin or Devanagari word ("COVID-19", "e-mail",
 "राम-श्याम") stays; after anything else (a word in another script, which none of
 our languages hyphenates) it is a space too, rather than a crash found later.
@@ -22,20 +24,17 @@ from collections.abc import Callable
 from typing import Any
 
 _DIGITS = frozenset("0123456789")  # other digits some languages drop
-_MARKS = range(0x300, 0x370)  # combining accents, on a Latin letter
+_SCRIPTED = frozenset(("Lu", "Ll", "Lt", "Lo"))  # letters with a script (not ˈ or ー)
 # Devanagari's letters and signs (not its digits or dandas): Hindi's hyphenated words.
 _DEVANAGARI = (range(0x900, 0x964), range(0x971, 0x980))
 
 
 def _kind(char: str) -> str | None:
-    """What a character of a word espeak-ng keeps whole is: a Latin or Devanagari
-    letter, an ASCII digit, a combining accent; None for anything else."""
+    """What a character of a word espeak-ng keeps whole is: a Latin letter (composed:
+    "é", not "e" and an accent), a Devanagari one, an ASCII digit; None otherwise."""
     if char in _DIGITS:
         return "digit"
-    code = ord(char)
-    if code in _MARKS:
-        return "mark"
-    if any(code in block for block in _DEVANAGARI):
+    if any(ord(char) in block for block in _DEVANAGARI):
         return "devanagari"
     if unicodedata.category(char) in ("Lu", "Ll", "Lt") and unicodedata.name(char, "").startswith(
         "LATIN "
@@ -45,16 +44,13 @@ def _kind(char: str) -> str | None:
 
 
 def joins_words(text: str, at: int) -> bool:
-    """Whether the `-` at `at` follows a word espeak-ng reads whole: Latin letters
-    (with accents), Devanagari, or ASCII digits, one kind only (espeak cuts "xक"
-    where the script changes, and drops an accent on nothing)."""
+    """Whether the `-` at `at` follows a word espeak-ng reads whole: Latin letters,
+    Devanagari or ASCII digits, one kind only (espeak cuts "xक" where the script
+    changes, and an accent on "x" or on nothing crashed it as well)."""
     start = at
     while start > 0 and _kind(text[start - 1]) is not None:
         start -= 1
-    kinds = [_kind(c) for c in text[start:at]]
-    if not kinds or kinds[0] == "mark":
-        return False
-    return len({k for k in kinds if k != "mark"}) == 1
+    return len({_kind(c) for c in text[start:at]}) == 1
 
 
 def hyphen_before(text: str, at: int) -> bool:
@@ -64,9 +60,38 @@ def hyphen_before(text: str, at: int) -> bool:
     return bool(after) and not after.isspace() and after not in _DIGITS and after != "-"
 
 
+def script(char: str) -> str | None:
+    """The script of a letter that has one, as its Unicode name begins (LATIN,
+    DEVANAGARI, CJK); None for marks, modifier letters (ˈ, ー) and non-letters."""
+    if unicodedata.category(char) not in _SCRIPTED:
+        return None
+    return unicodedata.name(char, "?").split(" ", 1)[0]
+
+
+def _scripts_apart(text: str) -> str:
+    """A space wherever a letter follows one of another script ("xक" → "x क"): espeak
+    cuts the word there itself, but joins the parts as a hyphen does."""
+    if text.isascii():
+        return text
+    out: list[str] = []
+    last: str | None = None
+    for char in text:
+        kind = script(char)
+        if kind is not None:
+            if last is not None and kind != last:
+                out.append(" ")
+            last = kind
+        elif not unicodedata.category(char).startswith(("M", "Lm")):
+            last = None
+        out.append(char)
+    return "".join(out)
+
+
 def safe_for_espeak(text: str) -> str:
-    """`text` with every `-` that espeak-ng would take for a hyphen but that follows
-    no word it reads whole turned into a space (the shape that crashes it)."""
+    """`text` as espeak-ng can read it: letters of two scripts never in one word, and
+    every `-` it would take for a hyphen but that follows no word it reads whole a
+    space (the shapes that crash it)."""
+    text = _scripts_apart(text)
     if "-" not in text:
         return text
     chars = list(text)
