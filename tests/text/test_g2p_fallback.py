@@ -98,10 +98,12 @@ sys.modules["pyopenjtalk"] = None  # as if it were not installed
 logging.basicConfig(level=logging.WARNING, format="%(message)s")
 from kokoro_onnx.tokenizer import Tokenizer
 from wyoming_kokoro.text.g2p import Phonemizer
+from wyoming_kokoro.text.g2p.espeak_guard import safe_for_espeak
 tokenizer = Tokenizer()
 phonemize = Phonemizer(tokenizer.phonemize)
 said = [phonemize(text, "ja") for text in sys.argv[1:]]
-print(json.dumps([said, [tokenizer.phonemize(text, "ja") for text in sys.argv[1:]]]))
+espeak = [tokenizer.phonemize(safe_for_espeak(text), "ja") for text in sys.argv[1:]]
+print(json.dumps([said, espeak]))
 """
 
 
