@@ -195,7 +195,7 @@ def _letters_of_two_scripts_touch(text: str) -> bool:
     return False
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(fragments, max_size=12).map("".join))
 def test_the_guard_only_parts_scripts_and_turns_hyphens_into_spaces(text: str) -> None:
     safe = safe_for_espeak(text)
@@ -223,18 +223,18 @@ import sys
 from misaki.espeak import EspeakFallback
 from misaki.token import MToken
 from wyoming_kokoro.text.g2p.espeak_guard import GuardedFallback
-fallback = GuardedFallback(EspeakFallback(british=sys.argv[1] == "en-gb"))
-for word in sys.argv[2:]:
-    phonemes, _ = fallback(MToken(word, "NN", " "))
-    assert phonemes, word
+for british in (False, True):
+    fallback = GuardedFallback(EspeakFallback(british=british))
+    for word in sys.argv[1:]:
+        phonemes, _ = fallback(MToken(word, "NN", " "))
+        assert phonemes, word
 """
 
 
-@pytest.mark.parametrize("lang", ["en-us", "en-gb"])
-def test_misakis_espeak_fallback_is_guarded_too(lang: str) -> None:
-    words = ["'-आज", "，-कोविड", "hello"]
+def test_misakis_espeak_fallback_is_guarded_too() -> None:
+    words = ["'-आज", "，-कोविड", "xक-आज", "hello"]
     result = subprocess.run(
-        [sys.executable, "-c", _MISAKI_FALLBACK, lang, *words],
+        [sys.executable, "-c", _MISAKI_FALLBACK, *words],
         capture_output=True,
         text=True,
         timeout=120,
