@@ -24,9 +24,11 @@ _decimal = st.builds(
 _price = st.builds(lambda w, c: f"{w}.{c:02d}", st.integers(0, 99), st.integers(0, 99))
 _reading = st.builds(lambda w, c: f"{w}.{c}", st.integers(0, 99), st.integers(0, 9))
 _comma_decimal = _decimal.map(lambda d: d.replace(".", ","))
+# Past any number word, past runs.py's bound, past Python's int() of a string.
+_huge = st.builds(lambda digit, n: digit * n, st.sampled_from("1790"), st.integers(19, 5000))
 _any_other_digits = st.text(OTHER_DIGITS, min_size=1, max_size=6)
 NUMBER = st.one_of(
-    _small, _price, _reading, _digits, _grouped, _dotted_groups, _decimal, _comma_decimal
+    _small, _price, _reading, _digits, _grouped, _dotted_groups, _decimal, _comma_decimal, _huge
 )
 SIGNED = st.builds(lambda sign, n: sign + n, st.sampled_from(["-", "+", "−", "±", ""]), NUMBER)
 
