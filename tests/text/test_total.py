@@ -233,3 +233,20 @@ def test_the_planner_says_a_piece_its_text_path_fails_on(monkeypatch, caplog) ->
     # Nothing reads it: the piece is left unsaid, and nothing is raised.
     monkeypatch.setattr(planner, "_phonemize", boom)
     assert planner.plan(piece, voice, words=True) == []
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_the_planner_cuts_a_run_too_long_to_listen_to(normalized: bool) -> None:
+    # --no-normalize reads text as written, but a 20,000-character "word" was spoken
+    # for minutes whatever the flag.
+    from kokoro_onnx.tokenizer import Tokenizer
+
+    from wyoming_kokoro.catalog.voices import VoiceSpec
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.planner import Planner
+
+    planner = Planner(EngineSettings(normalize=normalized), Tokenizer(), {}, windows=False)
+    calls = planner.plan(
+        "Here: " + "aGVsbG8gd29ybGQ=" * 1_250 + " done.", VoiceSpec((("af_heart", 1.0),))
+    )
+    assert 0 < sum(len(call.phonemes) for call in calls) < 300

@@ -40,9 +40,9 @@ class Planner:
         self._phonemize = Phonemizer(tokenizer.phonemize, lexicon=lexicon)
 
     def phonemes(self, text: str, lang: str) -> str:
-        """Normalized text → phonemes (what the model will say)."""
-        if self.settings.normalize:
-            text = normalize(text, lang)
+        """Normalized text → phonemes (what the model will say). Unnormalized text
+        still has its runs too long to listen to cut (runs.py)."""
+        text = normalize(text, lang) if self.settings.normalize else bound_runs(text)
         return self._phonemize(text, lang)
 
     def _said(self, text: str, lang: str) -> str:
