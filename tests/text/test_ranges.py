@@ -45,6 +45,10 @@ CASES = [
     ("Open 1.50-2.00 pm.", GB, "Open one fifty to two p m."),
     ("Dinner at 7.30pm", GB, "Dinner at seven thirty p m"),
     ("9.05 am", US, "nine oh five a m"),
+    ("Open 9.00am-5.30pm", GB, "Open nine a m to five thirty p m"),
+    ("Open 9am-5pm", US, "Open nine a m to five p m"),
+    ("Open 9 am – 5 pm daily", US, "Open nine a m to five p m daily"),
+    ("$5 - 10% off", US, "five dollars - ten percent off"),
 ]  # fmt: skip
 
 

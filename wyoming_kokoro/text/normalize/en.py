@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.en_dates import dates_and_times, weekdays, years
-from wyoming_kokoro.text.normalize.en_ranges import money_ranges
+from wyoming_kokoro.text.normalize.en_ranges import money_ranges, time_ranges
 from wyoming_kokoro.text.normalize.en_text import abbreviations, addresses, phones_and_versions
 from wyoming_kokoro.text.normalize.en_units import money_and_units
 from wyoming_kokoro.text.normalize.en_words import (
@@ -192,6 +192,7 @@ _PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
     # "10 x 20 cm", before units take the "20"
     ("dimensions", _with_digits(lambda text, gb: _DIMENSION_RE.sub(" by ", text))),
     ("dates and times", _with_digits(dates_and_times)),
+    ("time ranges", time_ranges),
     ("phones and versions", _with_digits(phones_and_versions)),
     ("money ranges", _with_digits(money_ranges)),
     ("money and units", money_and_units),  # also units without a number: "in km/h"

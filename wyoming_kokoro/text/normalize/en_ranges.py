@@ -1,7 +1,9 @@
-"""English ranges of money: "$1.25-$1.50", "$5-10", "5-10 €", "£1-2 million".
+"""English ranges of money ("$1.25-$1.50", "$5-10", "5-10 €", "£1-2 million") and of
+times with am/pm on both ends ("9am-5pm").
 
 Each amount alone is read by en_units; a range is read here first, so that its
-dash is said "to" and its second end, written without a sign, is money too.
+dash is said "to" and its second end, written without a sign, is money too. Times
+are read by en_dates, each end alone; the dash between them is said "to" here.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ _PREFIX_RANGE_RE = re.compile(
     + _SCALED.format("sa")
     + rf"(?:\s?[-–—]\s?(?:{SYM})?|\s+to\s+(?:{SYM}))\s?(?P<b>{NUMBER})"
     + _SCALED.format("sb")
-    + r"(?![\w])"
+    + r"(?![\w%°])"
 )
 # "5-10 €", "1.25-1.50 EUR".
 _SUFFIX_RANGE_RE = re.compile(
@@ -34,6 +36,8 @@ _SUFFIX_RANGE_RE = re.compile(
     + rf"\s?(?:(?P<sym>[€£¥₹₽₩$])|(?P<code>{CODES})\b)"
 )
 _HINT_RE = re.compile(rf"(?:{SYM}|{CODES})")
+# The dash after a time en_dates has read ("nine a m-five p m").
+_AFTER_TIME_RE = re.compile(r"(?<=\b[ap] m)\s*[-–—]\s*(?=[a-z])")
 
 
 def _range(m: re.Match[str], gb: bool) -> str:
@@ -54,3 +58,8 @@ def money_ranges(text: str, gb: bool) -> str:
         return text
     text = _PREFIX_RANGE_RE.sub(lambda m: _range(m, gb), text)
     return _SUFFIX_RANGE_RE.sub(lambda m: _range(m, gb), text)
+
+
+def time_ranges(text: str, gb: bool) -> str:
+    """The dash between two times read with their am/pm said "to"."""
+    return _AFTER_TIME_RE.sub(" to ", text) if " m" in text else text
