@@ -49,6 +49,15 @@ CASES = [
     ("Open 9am-5pm", US, "Open nine a m to five p m"),
     ("Open 9 am – 5 pm daily", US, "Open nine a m to five p m daily"),
     ("$5 - 10% off", US, "five dollars - ten percent off"),
+    # --- the other languages --------------------------------------------------------------
+    ("Cuesta 1,25-1,50 €.", "es",
+     "Cuesta un euro con veinticinco céntimos a un euro con cincuenta céntimos."),
+    ("5-10 €", "es", "cinco a diez euros"),
+    ("$1.25-$1.50", "fr-fr", "un dollar et vingt-cinq cents à un dollar et cinquante cents"),
+    ("20-30 £", "it", "venti a trenta sterline"),
+    ("R$ 10-20", "pt-br", "dez a vinte reais"),
+    ("₹5-10", "hi", "पाँच से दस रुपये"),
+    ("-1,5 a +2,5", "es", "menos uno coma cinco a más dos coma cinco"),
 ]  # fmt: skip
 
 

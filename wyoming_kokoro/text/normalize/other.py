@@ -138,16 +138,32 @@ def _with_noun(words: str, noun: str, lang: str) -> str:
 
 
 def _money(m: re.Match[str], lang: str) -> str:
-    spec = LANGS[lang]
     code = SYMBOLS[m["sym"]] if m["sym"] else m["code"]
+    if code not in LANGS[lang].money:
+        return m[0]
+    return _say_money(code, m["num"], bool(m["neg"]), lang)
+
+
+def _money_range(m: re.Match[str], lang: str) -> str:
+    """ "$1.25-$1.50": each end money; "5-10 €": "cinco a diez euros"."""
+    spec, code = LANGS[lang], SYMBOLS[m["sym"]] if m["sym"] else m["code"]
     if code not in spec.money:
         return m[0]
-    one, many, cent, cents, feminine = spec.money[code]
+    second = _say_money(code, m["b"], False, lang)
+    if _split(m["a"], lang)[1] or _split(m["b"], lang)[1]:
+        return f"{_say_money(code, m['a'], bool(m['neg']), lang)} {spec.to} {second}"
     sign = spec.minus + " " if m["neg"] else ""
-    whole_text, frac = _split(m["num"], lang)
+    return f"{sign}{_say(m['a'], lang, spec.money[code][4])} {spec.to} {second}"
+
+
+def _say_money(code: str, num: str, neg: bool, lang: str) -> str:
+    spec = LANGS[lang]
+    one, many, cent, cents, feminine = spec.money[code]
+    sign = spec.minus + " " if neg else ""
+    whole_text, frac = _split(num, lang)
     whole = _value(whole_text)
     if cent is None or cents is None or len(frac) > 2 or whole is None:
-        words = _say(m["num"], lang, None if frac else feminine)
+        words = _say(num, lang, None if frac else feminine)
         return sign + _with_noun(words, one if (whole, frac) == (1, "") else many, lang)
     minor = int(frac.ljust(2, "0")) if frac else 0
     parts = []
@@ -180,7 +196,8 @@ def _quantity(m: re.Match[str], lang: str) -> str:
 
 def _number(m: re.Match[str], lang: str) -> str:
     spec = LANGS[lang]
-    words = (spec.minus + " " if m["sign"] else "") + _say(m["a"], lang)
+    sign = {"-": spec.minus + " ", "+": spec.plus + " "}.get(m["sign"] or "", "")
+    words = sign + _say(m["a"], lang)
     return words + (f" {spec.to} {_say(m['b'], lang)}" if m["b"] else "")
 
 
@@ -256,6 +273,8 @@ _PASSES: tuple[tuple[str, Callable[[str, str], str]], ...] = (
     ("French groups", _french_groups),
     ("dates", _dates),
     ("times", _times),
+    ("money ranges before", _sub("prefix_range", _money_range)),
+    ("money ranges after", _sub("suffix_range", _money_range)),
     ("money before", _sub("prefix_money", _money)),
     ("money after", _sub("suffix_money", _money)),
     ("quantities", _sub("quantity", _quantity)),

@@ -27,6 +27,8 @@ UNITS = MappingProxyType(
 
 
 class _Patterns(NamedTuple):
+    prefix_range: re.Pattern[str]
+    suffix_range: re.Pattern[str]
     prefix_money: re.Pattern[str]
     suffix_money: re.Pattern[str]
     quantity: re.Pattern[str]
@@ -37,6 +39,14 @@ def _patterns(num: str) -> _Patterns:
     sym = "|".join(re.escape(s) for s in sorted(SYMBOLS, key=len, reverse=True))
     units = "|".join(re.escape(u) for u in sorted(UNITS, key=len, reverse=True))
     return _Patterns(
+        re.compile(  # "$1.25-$1.50", "€5-10"
+            rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{sym})|\b(?P<code>{_CODES})\b)\s?(?P<a>{num})"
+            rf"\s?[-–—]\s?(?:{sym})?\s?(?P<b>{num})(?![\w%°])"
+        ),
+        re.compile(  # "1,25-1,50 €"
+            rf"(?<![\w.,])(?P<neg>-)?(?P<a>{num})\s?[-–—]\s?(?P<b>{num})\s?"
+            rf"(?:(?P<sym>R\$|[€£¥₹$])|(?P<code>{_CODES})\b)"
+        ),
         re.compile(
             rf"(?<![\w$])(?P<neg>-)?(?:(?P<sym>{sym})|\b(?P<code>{_CODES})\b)\s?(?P<num>{num})"
             r"(?![\w])"
@@ -49,7 +59,7 @@ def _patterns(num: str) -> _Patterns:
             rf"\s?(?P<unit>{units})"
         ),
         re.compile(
-            rf"(?<![\w.,])(?:(?<![^\s(\[=:/])(?P<sign>-)(?=\d))?(?P<a>{num})"
+            rf"(?<![\w.,])(?:(?<![^\s(\[=:/])(?P<sign>[-+])(?=\d))?(?P<a>{num})"
             rf"(?:\s?[-–—]\s?(?P<b>{num}))?(?![\w])"
         ),
     )
