@@ -203,7 +203,7 @@ CONNECTION_TIMEOUT = Option(
 )
 MAX_CONNECTIONS = Option(
     "--max-connections",
-    "Connections open at once, per protocol; more are refused.",
+    "Connections open at once, per protocol; the oldest idle one makes room.",
     "int",
     64,
     1,
