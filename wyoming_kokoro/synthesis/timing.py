@@ -109,7 +109,10 @@ class CallClock:
         if self._held is None and (samples or last):
             words = self.words()
             if words and self.durations is None:
-                _LOGGER.warning("No word times: they need the cut model (--decode windows)")
+                _LOGGER.warning(
+                    "No word times: they need the model's cut, which this process has not "
+                    "loaded (a server makes it in the background at its first start)"
+                )
             out, self._held = words[:-1], words[-1:]
         self._samples += samples
         if last and self._held:
