@@ -7,6 +7,8 @@ model at the next call rather than after a whole piece:
 
     scheduler → worker   Setup        once, first: the worker's configuration
                          Piece        plan a piece of text, then speak its first call
+                                      (or, after a worker died, its next: from where
+                                      its steps and heard bytes say)
                          Next         speak the next call of a piece (shorter if asked)
                                       (both: stop after N windows if asked, others
                                       wait for their first audio; both: the audio
@@ -120,6 +122,10 @@ class Piece(Message):
     # is decoded in windows too if a whole call of it would be decoded later.
     in_hand: float | None = None
     words: bool = False  # time its written words: its Audio carries them
+    # Going on where a worker that died left the piece: the `Audio.steps` of its last
+    # answer, and the bytes of its call in progress its listener has (not said again).
+    steps: list[int] = field(default_factory=list)
+    heard: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,11 @@ class Audio(Message):
     # Written words said from this audio on (Piece.words), timed from its first sample:
     # timeline.WordTime.to_list() each.
     words: list[list[str | float | bool | None]] = field(default_factory=list)
+    # Where its piece is now, for a new worker to go on from (`Piece.steps`): in order,
+    # each call cut short (the phonemes it was cut to) and each call ended (-1) since
+    # the piece was planned; and the bytes of its call in progress sent so far.
+    steps: list[int] = field(default_factory=list)
+    heard: int = 0
 
 
 @dataclass(frozen=True)

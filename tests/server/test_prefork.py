@@ -56,7 +56,7 @@ def test_the_forked_worker_speaks_then_leaves_the_parent_waiting(listener, tmp_p
 
 
 @pytest.mark.slow
-def test_a_killed_worker_or_parent_costs_one_request_at_most(listener) -> None:
+def test_a_killed_worker_or_parent_costs_one_piece_at_most(listener) -> None:
     async def killed_mid_request(srv: ServerProcess) -> list[str]:
         async with AsyncClient.from_uri(srv.uri) as client:
             await client.write_event(Synthesize(text=ARTICLE).event())
@@ -65,11 +65,12 @@ def test_a_killed_worker_or_parent_costs_one_request_at_most(listener) -> None:
                     break  # a call is surely in flight
             (worker,) = forked_workers(srv)
             os.kill(worker, signal.SIGKILL)
-            return (await collect(client, "audio-stop", 60)).errors
+            return (await collect(client, "audio-stop", 300)).errors
 
     with ServerProcess("--prefork", "--idle-timeout", "60") as srv:
         errors = asyncio.run(killed_mid_request(srv))
-        assert errors and "died (exit code -9)" in errors[0]
+        # The piece in flight is skipped; the answer goes on on a new worker.
+        assert errors == [] and "(exit code -9) while speaking" in "".join(srv.log)
         reply = run(synthesize(srv.uri, SENTENCE))
         assert reply.errors == []
         listener.check_later(SENTENCE, reply.audio)

@@ -210,7 +210,7 @@ def test_idle_worker_exits_and_next_request_starts_a_new_one(listener) -> None:
 
 
 @pytest.mark.slow
-def test_killed_worker_fails_one_request_then_recovers(listener) -> None:
+def test_a_killed_worker_costs_one_piece_then_recovers(listener) -> None:
     with ServerProcess("--preload") as srv:
         assert srv.wait_for(lambda: any("ready" in line for line in srv.log), timeout=60)
         [worker] = srv.workers()
@@ -228,11 +228,12 @@ def test_killed_worker_fails_one_request_then_recovers(listener) -> None:
                 chunk = await asyncio.wait_for(client.read_event(), 60)
                 assert chunk is not None and chunk.type == "audio-chunk"
                 os.kill(worker, signal.SIGKILL)
-                return await collect(client, "audio-stop", 60)
+                return await collect(client, "audio-stop", 300)
 
         reply = run(killed_mid_request())
-        assert reply.errors and "died" in reply.errors[0]
-        assert reply.closed or reply.types[-1] == "error"
+        # The piece in flight is skipped; the answer goes on on a new worker.
+        assert reply.errors == [] and reply.types[-1] == "audio-stop"
+        assert "that piece is skipped" in "".join(srv.log)
         again = run(synthesize(srv.uri, SENTENCE))
         listener.check_later(SENTENCE, again.audio)
         assert srv.workers() and srv.workers() != [worker]

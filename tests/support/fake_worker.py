@@ -5,8 +5,10 @@ the same `WorkerHandle` seam as the spawned and forked workers. Each sentence of
 piece is one model call; its "audio" is the sentence's own UTF-8 bytes, cut into
 `windows` parts, so a test reads back exactly what was said, in which order, and sees
 any word lost or doubled. A test decides when calls finish (`hold` / `release`), when
-the worker dies (`die`) and whether it starts (`refuse_start`). Only for scheduling:
-what the model makes of text is the real-model tests' job.
+the worker dies (`die`, or `crash_on` a piece, as the worker's test-only crash hook
+does) and whether it starts (`refuse_start`). Its answers carry the piece's steps and
+heard bytes as the real worker's do, and a resumed piece goes on from them. Only for
+scheduling: what the model makes of text is the real-model tests' job.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import deque
+from dataclasses import replace
 
 from wyoming_kokoro.protocol import (
     Audio,
@@ -56,7 +59,11 @@ class FakeWorker:
         self.sent: list[Message] = []  # everything the scheduler sent, in order
         self.setups: list[Setup] = []
         self.stops = 0
+        self.kills = 0
         self.prepared = 0
+        self._crash_marker: str | None = None
+        self._steps: dict[int, list[int]] = {}  # piece → calls ended (-1 each)
+        self._heard: dict[int, int] = {}  # piece → bytes of its call in progress sent
         self._pid: int | None = None
         self._replies: asyncio.Queue[Message | None] = asyncio.Queue()
         self._plans: dict[int, deque[deque[bytes]]] = {}  # piece → calls → windows left
@@ -88,6 +95,10 @@ class FakeWorker:
         self._pid = None
         self._replies.put_nowait(None)
 
+    def crash_on(self, marker: str | None) -> None:
+        """A piece whose text holds `marker` kills the worker when it is sent."""
+        self._crash_marker = marker
+
     @property
     def running(self) -> int | None:
         """The piece whose call is in progress."""
@@ -112,6 +123,8 @@ class FakeWorker:
         self._pid = 1000 + len(self.setups)
         self._replies = asyncio.Queue()
         self._plans.clear()
+        self._steps.clear()
+        self._heard.clear()
         return Ready(self._pid, ["jm_kumo"])
 
     async def send(self, message: Message) -> None:
@@ -119,9 +132,22 @@ class FakeWorker:
             raise BrokenPipeError("the worker is gone")
         self.sent.append(message)
         if isinstance(message, Piece):
-            self._plans[message.id] = deque(
-                deque(self._cut(c)) for c in said(message.text, self.pad)
-            )
+            if self._crash_marker is not None and self._crash_marker in message.text:
+                self.die()
+                return
+            calls = deque(deque(self._cut(c)) for c in said(message.text, self.pad))
+            for step in message.steps:  # resumed: the calls ended are not said again
+                if step == -1:
+                    calls.popleft()
+            self._steps[message.id] = list(message.steps)
+            self._heard[message.id] = message.heard
+            skip = message.heard  # nor is what its listener heard of the call in progress
+            while skip and calls and calls[0]:
+                part = calls[0].popleft()
+                if len(part) > skip:
+                    calls[0].appendleft(part[skip:])
+                skip = max(0, skip - len(part))
+            self._plans[message.id] = calls
             self._begin(message.id, message.windows)
         elif isinstance(message, Next):
             self._begin(message.id, message.windows)
@@ -149,6 +175,14 @@ class FakeWorker:
         self._pid = None
         self.stops += 1
         return 0
+
+    async def kill(self) -> int | None:
+        if self._pid is None:
+            return None
+        self._end_call()
+        self._pid = None
+        self.kills += 1
+        return -9
 
     async def close(self) -> None:
         await self.stop()
@@ -185,7 +219,9 @@ class FakeWorker:
                 return
             part = windows.popleft()
             if windows:
-                self._replies.put_nowait(Audio(piece, more=True, pcm=part, window=True))
+                heard = self._heard[piece] = self._heard.get(piece, 0) + len(part)
+                steps = list(self._steps.get(piece, []))
+                self._replies.put_nowait(Audio(piece, True, part, True, [], steps, heard))
                 limit -= 1
                 if limit == 0 or piece in self._soft:  # others go: the rest at its next turn
                     self._soft.discard(piece)
@@ -194,13 +230,16 @@ class FakeWorker:
                 await asyncio.sleep(0)
             else:
                 calls.popleft()
+                self._steps.setdefault(piece, []).append(-1)
+                self._heard[piece] = 0
                 self._answer(Audio(piece, more=bool(calls), pcm=part))
         if not calls:
             self._plans.pop(piece, None)
 
     def _answer(self, reply: Audio) -> None:
         self._running = None
-        self._replies.put_nowait(reply)
+        steps, heard = list(self._steps.get(reply.id, [])), self._heard.get(reply.id, 0)
+        self._replies.put_nowait(replace(reply, steps=steps, heard=heard))
 
     def _end_call(self) -> None:
         if self._call is not None and not self._call.done():

@@ -162,6 +162,30 @@ def test_a_preempted_call_is_given_up_and_spoken_again_later(worker, listener) -
     assert speak(worker, 41, "The door is open.", awaited=False)
 
 
+def test_a_piece_goes_on_on_a_new_worker_from_where_its_listener_was(worker) -> None:
+    # A worker died with a piece part-spoken: the next is sent the piece again with the
+    # steps and bytes heard of the last message it got, and says the rest, nothing
+    # twice. Its calls, cut short as on the dead worker, decode whole here: the same
+    # samples, so what comes is the rest of the original to the byte.
+    send(worker, Piece(50, LONG, "jm_kumo", 1.0, "en-us", False))
+    spoken = [receive(worker)]
+    while isinstance(spoken[-1], Audio) and spoken[-1].more:
+        send(worker, Next(50, limit=40 if len(spoken) == 1 else None))
+        spoken.append(receive(worker))
+    assert all(isinstance(reply, Audio) for reply in spoken), spoken
+    assert len(spoken) >= 3, [len(reply.pcm) for reply in spoken]
+    last = spoken[1]  # the second call was cut short: its first part is said
+    assert last.steps == [-1, 40, -1] and last.heard == 0
+    heard = len(spoken[2].pcm) // 4 * 2  # the worker died part-way through the third
+    send(worker, Piece(51, LONG, "jm_kumo", 1.0, "en-us", False, steps=last.steps, heard=heard))
+    rest = [receive(worker)]
+    while isinstance(rest[-1], Audio) and rest[-1].more:
+        send(worker, Next(51))
+        rest.append(receive(worker))
+    expected = b"".join(reply.pcm for reply in spoken[2:])[heard:]
+    assert b"".join(reply.pcm for reply in rest) == expected
+
+
 def test_the_setup_is_read_as_wyoming_frames_it() -> None:
     """The worker reads its first message without the wyoming library (cold start):
     whatever wyoming's writer produces, with data and a payload, it must read."""

@@ -1,10 +1,12 @@
-"""Parent side of the worker: start on demand, one call at a time, death detection,
-idle exit.
+"""Parent side of the worker: start on demand, one call at a time, death and hang
+detection, idle exit.
 
 The worker gets one model call at a time (`protocol.py`); which job's call is
 `turns.py`'s decision, and the scheduler carries it out: it sends the call, hands
 the audio to the job's listener and stops a call in flight (`Preempt`) when
-the turns say so.
+the turns say so. A worker that dies, or makes no progress for its call's bound
+(`watchdog.py`, then killed), costs the piece in flight only: it is skipped, and the
+pieces the worker held go on on a new one from where their listeners are.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wyoming_kokoro.protocol import (
@@ -27,6 +29,7 @@ from wyoming_kokoro.protocol import (
     Setup,
     WorkerConfig,
 )
+from wyoming_kokoro.server import watchdog
 from wyoming_kokoro.server.memory import available_mb
 from wyoming_kokoro.server.turns import Job, PieceFailed, Said, SynthesisError, Turns
 from wyoming_kokoro.server.worker_handle import (
@@ -54,6 +57,8 @@ class SchedulerOptions:
     min_free_mb: int  # refuse to start a worker below this much available memory
     load_timeout: float = 180.0
     prefork: bool = False  # fork workers from a waiting parent with the imports done
+    # Seconds a call may go without progress (None: from its length, watchdog.py).
+    stall_seconds: float | None = field(default_factory=watchdog.bound_for_tests)
 
 
 class Scheduler:
@@ -80,6 +85,7 @@ class Scheduler:
         # asyncio holds tasks weakly: each pending preempt is kept here until done.
         self._preempts: set[asyncio.Task[None]] = set()
         self.bursts = 0
+        self._watch = watchdog.Watchdog(options.stall_seconds)
 
     # -- client side ---------------------------------------------------------
 
@@ -132,6 +138,12 @@ class Scheduler:
         return self._worker.pid
 
     @property
+    def stalled(self) -> bool:
+        """A call made no progress for its bound: from then until a new worker is ready
+        (or nobody waits any more)."""
+        return self._watch.stalled
+
+    @property
     def config(self) -> WorkerConfig:
         return self._config
 
@@ -175,6 +187,7 @@ class Scheduler:
                     await self._ensure_worker_or_fail(warm_up=not self._turns.waiting)
             job = self._turns.next_job(started_only=self._outdated)
             if job is None:
+                self._watch.stalled = False  # nobody waits for a worker: nothing is stalled
                 if self._prestart:
                     self._prestart = False
                     await self._ensure_worker_or_fail()
@@ -207,6 +220,7 @@ class Scheduler:
             _LOGGER.error("%s", err)
             # Every waiting job would meet the same failure: answer them now.
             self._turns.fail_all(err)
+            self._watch.stalled = False
             return False
 
     async def _ensure_worker(self, warm_up: bool) -> None:
@@ -227,11 +241,14 @@ class Scheduler:
         except WorkerStartError as err:
             raise SynthesisError(str(err)) from err
         self._loaded = config
+        self._watch.stalled = False
+        self._turns.new_burst()  # the pieces the last worker held go on from where they are
         _LOGGER.info("Worker %s ready", ready.pid)
 
     async def _call(self, job: Job) -> None:
         """One model call of `job`: its first (which plans the piece) or its next."""
         turns = self._turns
+        sent = hung = False
         try:
             for dropped in turns.drops:
                 await self._worker.send(Drop(dropped))
@@ -249,11 +266,14 @@ class Scheduler:
             # How long the listener can wait for this call (the worker decodes it in
             # windows if a whole call would be late).
             in_hand = turns.in_hand(job.client)
+            # Only a later call of a piece is cut shorter (Next); its first is as planned.
+            limit = SHARED_CALL_TOKENS if turns.crowded and job.started else None
             if job.started:
-                limit = SHARED_CALL_TOKENS if turns.crowded else None
                 await self._worker.send(Next(job.id, limit, windows, in_hand))
             else:
                 job.started = True
+                if job.steps or job.heard:
+                    _LOGGER.info("Job %d of client %d goes on on a new worker", job.id, job.client)
                 in_hand = None if job.awaited else in_hand
                 piece = Piece(
                     job.id,
@@ -266,29 +286,48 @@ class Scheduler:
                     windows=windows,
                     in_hand=in_hand,
                     words=job.words,
+                    steps=job.steps,
+                    heard=job.heard,
                 )
                 await self._worker.send(piece)
+            sent = True
             turns.in_flight = job
-            reply = await self._worker.receive()
+            longest = (self._loaded or self._config).engine.max_call_tokens
+            bound = self._watch.bound(longest, limit, job.speed)
+            reply = await self._watch.receive(self._worker, bound)
             while isinstance(reply, Audio) and reply.window and reply.id == job.id:
+                job.steps, job.heard = reply.steps, reply.heard
                 self._take(job, reply.pcm, reply.words)  # a window: its listener hears it now
-                reply = await self._worker.receive()
+                reply = await self._watch.receive(self._worker, bound)
+        except watchdog.Hung:
+            _LOGGER.error(
+                "Job %d of client %d made no progress for %.0f s: the worker is hung",
+                job.id,
+                job.client,
+                bound,
+            )
+            reply, hung = None, True
         except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
             _LOGGER.debug("Pipe to the worker broke: %s", err)
             reply = None
         finally:
             turns.in_flight = None
         if isinstance(reply, Audio) and reply.id == job.id:
+            self._watch.answered()
+            job.steps, job.heard = reply.steps, reply.heard
             self._take(job, reply.pcm, reply.words)
             if not reply.more:
                 turns.done(job)
             return
         if isinstance(reply, Failed) and reply.id == job.id:
+            self._watch.answered()
             turns.failed(job, PieceFailed(reply.text))
             return
-        code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
-        _LOGGER.error("The worker died (exit code %s) while speaking job %d", code, job.id)
-        turns.worker_lost(SynthesisError(f"the synthesis process died (exit code {code})"))
+        if hung:
+            code = await self._worker.kill()
+        else:
+            code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
+        self._watch.lost(turns, job if sent else None, code)
 
     def _take(self, job: Job, pcm: bytes, words: list[list[Any]] | None = None) -> None:
         """Audio from the worker for `job`'s listener (and the words said from its start)."""

@@ -67,6 +67,11 @@ class Job:
     cancelled: bool = False
     started: bool = False  # the worker holds its plan
     on_consumed: Callable[[int], None] | None = None
+    # Where the piece is (the worker's note in its last answer, and the bytes of the
+    # call in progress heard since): a new worker goes on from there if this one dies.
+    steps: list[int] = field(default_factory=list)
+    heard: int = 0
+    skipped: bool = False  # it was in flight when its worker died: its audio ended there
 
     async def audio(self) -> AsyncIterator[bytes]:
         """PCM blocks of this job until it is done; raises SynthesisError on failure."""
@@ -266,9 +271,17 @@ class Turns:
             for job in self._queues.pop(client):
                 job.chunks.put_nowait(error)
 
-    def worker_lost(self, error: SynthesisError) -> None:
-        """Pieces part-spoken by a dead worker fail; the others wait for a new one."""
+    def skip(self, job: Job) -> None:
+        """`job` was in flight when its worker died (or hung): its audio ends where it
+        is, without an error, and it is never sent again; its client's next piece goes
+        on. Whatever killed one worker would kill the next."""
+        job.skipped = True
+        self._finished(job, _END)
+
+    def new_burst(self) -> None:
+        """A new worker: it holds no plan, so every started piece is sent to it again,
+        with where it was (`Job.steps`, `Job.heard`), and nothing is left to drop."""
         self.drops.clear()
-        for queue in list(self._queues.values()):
-            if queue and queue[0].started:
-                self.failed(queue[0], error)
+        for queue in self._queues.values():
+            for job in queue:
+                job.started = False

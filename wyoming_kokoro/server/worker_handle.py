@@ -60,6 +60,10 @@ class WorkerHandle(Protocol):
     async def stop(self) -> int | None:
         """End the burst; the worker's exit code if known."""
 
+    async def kill(self) -> int | None:
+        """End the burst at once (SIGKILL: a stopped or hung worker heeds nothing else);
+        the worker's exit code if known."""
+
     async def close(self) -> None:
         """End the burst and whatever waits between bursts (server shutdown)."""
 
@@ -188,6 +192,10 @@ class SpawnedWorker:
         self._pid = None
         return await self._pipe.end()
 
+    async def kill(self) -> int | None:
+        self._pid = None
+        return await self._pipe.end(timeout=0)  # killed at once, then reaped
+
     async def close(self) -> None:
         await self.stop()
 
@@ -262,6 +270,13 @@ class ForkedWorker:
             await self._replace()
             return None
         return reply.code
+
+    async def kill(self) -> int | None:
+        """The forked worker killed; the parent too, since the pipe they share may hold
+        half a message the worker was writing."""
+        killed = self._pid is not None
+        await self._replace()
+        return -signal.SIGKILL if killed else None
 
     async def _replace(self, at_once: bool = False) -> None:
         if self._pid is not None:

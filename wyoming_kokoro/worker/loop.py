@@ -41,12 +41,17 @@ from wyoming_kokoro.protocol import (
 from wyoming_kokoro.synthesis.loudness import for_voices_file
 from wyoming_kokoro.synthesis.stopping import Interrupted
 from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
+from wyoming_kokoro.worker.crash_hook import crash_for_tests, crash_marker
+from wyoming_kokoro.worker.going_on import ENDED, replay, unheard
 
 if TYPE_CHECKING:
     import numpy as np
 
     from wyoming_kokoro.synthesis.calls import Call
     from wyoming_kokoro.timeline import WordTime
+
+    # A call part-way through its windows: the rest of its blocks.
+    Windows = Iterator[tuple[np.ndarray, bool, list[WordTime]]]
 
 _LOGGER = logging.getLogger("wyoming_kokoro.worker")
 
@@ -62,8 +67,14 @@ class _Worker:
         self._engine = voiced.engine
         self._stdout = stdout
         # What each piece still has to say: calls, or a call part-way through its windows.
-        self._plans: dict[int, deque[Call | Iterator[tuple[np.ndarray, bool, list[WordTime]]]]] = {}
+        self._plans: dict[int, deque[Call | Windows]] = {}
         self._voicings: dict[int, Voicing] = {}
+        # Where each piece is, for a new worker to go on from should this one die
+        # (protocol.Audio.steps, .heard): its calls cut short and ended, and the bytes
+        # of its call in progress already sent.
+        self._steps: dict[int, list[int]] = {}
+        self._heard: dict[int, int] = {}
+        self._crash_marker = crash_marker()
 
     def send(self, message: Message) -> None:
         self._write(message.event(), self._stdout)
@@ -71,14 +82,15 @@ class _Worker:
 
     def handle(self, message: Message) -> None:
         if isinstance(message, Drop):
-            self._plans.pop(message.id, None)
-            self._voicings.pop(message.id, None)
+            self._forget(message.id)
             return
         if not isinstance(message, (Piece, Next)):
             return
         job_id = message.id
         try:
             if isinstance(message, Piece):
+                if self._crash_marker is not None and self._crash_marker in message.text:
+                    crash_for_tests()
                 voicing = self._voiced.voicing(message.voice, message.speed, message.volume)
                 self._voicings[job_id] = voicing
                 plan = self._engine.plan(
@@ -90,7 +102,11 @@ class _Worker:
                     in_hand=message.in_hand,
                     words=message.words,
                 )
-                self._plans[job_id] = deque(plan)
+                calls: deque[Call | Windows] = deque(plan)
+                replay(calls, message.steps, self._engine.shorten)  # after a worker died
+                self._plans[job_id] = calls
+                self._steps[job_id] = list(message.steps)
+                self._heard[job_id] = message.heard
             if isinstance(message, Next):
                 reply: Message = self._speak_next(
                     job_id, message.limit, message.windows, message.in_hand
@@ -107,10 +123,15 @@ class _Worker:
                 "Piece %s failed: %s%s", job_id, "" if expected else f"{type(err).__name__}: ", err
             )
             _LOGGER.debug("Piece %s failed", job_id, exc_info=True)
-            self._plans.pop(job_id, None)
-            self._voicings.pop(job_id, None)
+            self._forget(job_id)
             reply = Failed(job_id, str(err) or type(err).__name__)
         self.send(reply)
+
+    def _forget(self, job_id: int) -> None:
+        self._plans.pop(job_id, None)
+        self._voicings.pop(job_id, None)
+        self._steps.pop(job_id, None)
+        self._heard.pop(job_id, None)
 
     def _speak_next(
         self, job_id: int, limit: int | None = None, at_most: int = 0, in_hand: float | None = None
@@ -129,6 +150,8 @@ class _Worker:
                 parts = self._engine.shorten(first, limit)
                 first, rest = parts[0], parts[1:]
                 calls.extendleft(reversed(rest))
+                if rest:
+                    self._steps[job_id].append(limit)
             calls.appendleft(first if in_hand is None else replace(first, in_hand=in_hand))
         pcm, said = b"", []
         if calls:
@@ -136,7 +159,10 @@ class _Worker:
             windows = (
                 head
                 if isinstance(head, Iterator)
-                else _from_each_block(self._engine.timed(head, job_id, shared=at_most > 0))
+                else unheard(
+                    _from_each_block(self._engine.timed(head, job_id, shared=at_most > 0)),
+                    self._heard[job_id],
+                )
             )
             count = 0  # windows heard this turn (a stopped one is not)
             try:
@@ -144,11 +170,15 @@ class _Worker:
                     said = [word.to_list() for word in words]
                     if last:  # the call's last audio goes with its answer, as for whole calls
                         pcm = self._leveled(job_id, audio)
+                        self._steps[job_id].append(ENDED)
+                        self._heard[job_id] = 0
                         break
                     if len(audio):  # else a window was stopped: it comes again later
                         count += 1
                         window = self._leveled(job_id, audio)
-                        self.send(Audio(job_id, True, window, window=True, words=said))
+                        self._heard[job_id] += len(window)
+                        steps, heard = list(self._steps[job_id]), self._heard[job_id]
+                        self.send(Audio(job_id, True, window, True, said, steps, heard))
                         said = []
                     if self._engine.yield_to_others(job_id) or count == at_most:
                         # Someone else needs the model now: the rest of this call
@@ -162,10 +192,10 @@ class _Worker:
                 # Stopped before any audio: this call is spoken again later.
                 calls.appendleft(head)
                 _LOGGER.debug("Call of piece %s interrupted", job_id)
+        steps, heard = list(self._steps[job_id]), self._heard[job_id]
         if not calls:
-            del self._plans[job_id]
-            self._voicings.pop(job_id, None)
-        return Audio(job_id, more=bool(calls), pcm=pcm, words=said)
+            self._forget(job_id)
+        return Audio(job_id, more=bool(calls), pcm=pcm, words=said, steps=steps, heard=heard)
 
     def _leveled(self, job_id: int, audio: np.ndarray) -> bytes:
         return self._voiced.level(self._voicings[job_id], audio).tobytes()

@@ -122,6 +122,9 @@ async def health(request: web.Request) -> web.Response:
     # Only looks: a health check must never load the model.
     scheduler = request.app[SPEECH_CONFIG].scheduler
     worker = "loaded" if scheduler.worker_pid is not None else "unloaded"
+    if scheduler.stalled:  # a hung worker is being replaced: requests wait meanwhile
+        body = {"status": "stalled", "worker": "hung", "version": __version__}
+        return web.json_response(body, status=503)
     return web.json_response({"status": "ok", "worker": worker, "version": __version__})
 
 
