@@ -69,9 +69,9 @@ def read(text: str, lang: str) -> list[str]:
 
 
 def check_total(text: str, lang: str, phonemize: Phonemizer | None = None) -> None:
-    said = read(text, lang)
-    for piece in said:
-        assert not re.search(rf"[^\s]{{{MAX_RUN + 40},}}", piece) or lang in ("ja", "zh")
+    # Normalization may lengthen a run (Italian says 5364 in one word): runs.py bounds
+    # what is written, the tests of the bound below check that.
+    for piece in read(text, lang):
         if phonemize is not None:
             phonemize(piece, lang)
 
