@@ -294,11 +294,18 @@ def test_a_dead_worker_costs_the_piece_it_was_speaking_and_nothing_else() -> Non
 CRASH = "CRASH"  # the fake's crash marker (as the worker's test-only hook)
 
 
-async def _utterance(scheduler: Scheduler, client: int, pieces: list[str]) -> str:
+async def _utterance(
+    scheduler: Scheduler, client: int, pieces: list[str], skipped: list[int] | None = None
+) -> str:
+    """What one utterance of `pieces` was heard as (`skipped`: gets how many pieces were
+    skipped, as a door can tell)."""
     spoken = SpokenText(scheduler, client, "jm_kumo", 1.0, "en-us", 10_000)
     spoken.submit([(("jm_kumo", 1.0, "en-us", 1.0), pieces)])
     spoken.finish()
-    return heard(b"".join([pcm async for pcm in spoken.audio()]))
+    said = heard(b"".join([pcm async for pcm in spoken.audio()]))
+    if skipped is not None:
+        skipped.append(spoken.skipped)
+    return said
 
 
 @pytest.mark.parametrize("windows", [1, 3])
@@ -308,16 +315,19 @@ def test_a_crash_skips_its_piece_and_the_pieces_the_dead_worker_held_go_on(windo
     call), goes on on a new worker from where its listener was, nothing said twice."""
     crashing = ["Front door open.", f"Back door {CRASH}.", "Garage closed."]
 
+    skipped: list[int] = []
+
     async def scenario(scheduler: Scheduler, worker: FakeWorker) -> tuple[str, str]:
         worker.crash_on(CRASH)
-        article = asyncio.ensure_future(_utterance(scheduler, 1, [ARTICLE]))
+        article = asyncio.ensure_future(_utterance(scheduler, 1, [ARTICLE], skipped))
         await _until(lambda: bool(worker.calls(Piece)))
-        answer = await _utterance(scheduler, 2, crashing)
+        answer = await _utterance(scheduler, 2, crashing, skipped)
         return await article, answer
 
     (article, answer), worker = _run(scenario, windows=windows)
     assert answer == "Front door open. Garage closed."
     assert article == ARTICLE
+    assert sorted(skipped) == [0, 1]  # the doors can tell an answer lost a piece
     assert len(worker.setups) == 2
     crashed = [p for p in worker.calls(Piece) if CRASH in p.text]
     assert len(crashed) == 1  # a piece that killed a worker is never sent again

@@ -82,6 +82,9 @@ class SpokenText:
         self._jobs: asyncio.Queue[Job | bytes | None] = asyncio.Queue()
         self._chars = 0
         self.pieces = 0  # jobs submitted so far
+        # Pieces whose audio ended early, without an error: their worker died or hung
+        # speaking them (turns.Turns.skip). The rest of the utterance went on.
+        self.skipped = 0
         self._head_wait = head_wait
         self._head_timer: asyncio.TimerHandle | None = None
         self._head_due = head_wait <= 0  # the opening phrase may go ahead alone
@@ -228,6 +231,7 @@ class SpokenText:
                 at, lead = at + len(lead) + len(pcm), b""
             if left := line.close():  # a word its piece's last call did not end
                 yield b"", left
+            self.skipped += item.skipped
         if self._tail:
             yield self._tail, []
 
