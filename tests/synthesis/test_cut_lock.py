@@ -1,15 +1,21 @@
 """Two servers started on one empty cache cut the model once: the cut holds a lock
 in the cache (flock: released by the kernel if its holder dies), the other process
-waits for it and uses its parts. Real processes, a real cut."""
+waits for it and uses its parts; the voice teachers likewise. Real processes, a real
+cut."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import pytest
+from support.run_cache import unlearned
 
 from wyoming_kokoro.catalog.assets import embedded_voices
 from wyoming_kokoro.catalog.cut import VERIFIED, cut_dir
@@ -36,3 +42,62 @@ def test_two_cuts_started_on_one_empty_cache_cut_the_model_once(tmp_path: Path) 
     assert entry is not None and (entry / VERIFIED).is_file()
     # The other one waited, and found the model cut.
     assert any("Another process cut the model" in log for log in logs), logs
+
+
+# Another server's teacher, as far as the lock goes: the lock file beside the entry.
+_HOLD = """
+import fcntl, sys, time
+with open(sys.argv[1] + ".teach.lock", "a") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def _lines(stream: IO[str], into: list[str]) -> None:
+    for line in stream:
+        into.append(line)
+
+
+def test_a_second_teacher_waits_for_the_first(tmp_path: Path) -> None:
+    """Two servers on one cache would teach the same voices at once: the second
+    teacher waits, and goes on once the first is gone (even killed)."""
+    cache = unlearned(tmp_path / "cache")  # the run's cut, linked; nothing taught
+    model, voices = cache / MODEL_FILES["int8"].name, embedded_voices()
+    entry = cut_dir(model, cache)
+    assert entry is not None and (entry / VERIFIED).is_file() and voices is not None
+    env = {**os.environ, "KOKORO_CACHE_DIR": str(cache)}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(entry)], env=env, stdout=subprocess.PIPE, text=True
+    )
+    teacher = None
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        teacher = subprocess.Popen(
+            [sys.executable, "-m", "wyoming_kokoro.synthesis.teaching", str(model), str(voices)],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        log: list[str] = []
+        assert teacher.stderr is not None
+        threading.Thread(target=_lines, args=(teacher.stderr, log), daemon=True).start()
+        waiting = _until(lambda: any("teach lock: waiting" in line for line in log), 120)
+        assert waiting and teacher.poll() is None, log
+        assert not any("Model loaded" in line for line in log), log
+        holder.kill()  # the kernel releases its lock
+        assert _until(lambda: any("Model loaded" in line for line in log), 300), log
+    finally:
+        for process in (holder, teacher):
+            if process is not None:
+                process.kill()
+                process.wait()
+
+
+def _until(predicate: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
