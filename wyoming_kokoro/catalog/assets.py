@@ -76,6 +76,12 @@ def _embedded_parts() -> list[Path] | None:
     return parts
 
 
+def embedded_is(known: KnownFile) -> bool:
+    """Whether the installed embedded model is the published file *known* (the int8
+    model's parts join into it, byte for byte): then it need not be downloaded."""
+    return known == MODEL_FILES["int8"] and _embedded_parts() is not None
+
+
 def resolve(model: Path | None, voices: Path | None, data_dirs: list[Path]) -> Assets:
     """Pick model and voices files and list the voices; raises AssetError."""
     sources = []

@@ -15,7 +15,7 @@ from http.client import HTTPException, HTTPResponse
 from pathlib import Path
 from typing import TextIO
 
-from wyoming_kokoro.catalog.assets import check_file, mark_verified, sha256_of
+from wyoming_kokoro.catalog.assets import check_file, embedded_is, mark_verified, sha256_of
 from wyoming_kokoro.catalog.files import (
     DEFAULT_DOWNLOAD_URL,
     MODEL_FILES,
@@ -29,6 +29,7 @@ _LOGGER = logging.getLogger(__name__)
 ProgressFn = Callable[[str, int, int], None]  # (file name, bytes done, total bytes)
 
 _CHUNK = 64 * 1024
+LOG_EVERY = 5.0  # seconds between a download's progress lines in a log
 
 
 class DownloadError(Exception):
@@ -127,6 +128,8 @@ def download_file(
         offset = 0  # cannot be a prefix of the right file
 
     if offset < known.size:
+        resumed = f", {_mb(offset)} there already" if offset else ""
+        _LOGGER.info("Downloading %s (%s%s)", known.name, _mb(known.size), resumed)
         try:
             response = _open(url, offset, timeout)
         except urllib.error.HTTPError:
@@ -146,7 +149,7 @@ def download_file(
         raise _fs_error(exc, directory) from exc
     _fsync_dir(directory)
     mark_verified(dest, known)  # hashed just above: the first load need not hash again
-    _LOGGER.info("downloaded %s", dest)
+    _LOGGER.info("Downloaded %s into %s", known.name, directory)
     return dest
 
 
@@ -197,17 +200,62 @@ def download_model(
     model_files: dict[str, KnownFile] | None = None,
     voices_file: KnownFile | None = None,
     timeout: float = 30.0,
-) -> tuple[Path, Path]:
-    """Fetch the *variant* model and the voices file into *dest_dir*."""
+) -> tuple[Path | None, Path]:
+    """Fetch the *variant* model and the voices file into *dest_dir*; the model's
+    path, or None when the embedded model is that very file (nothing to fetch)."""
     files = MODEL_FILES if model_files is None else model_files
     voices = VOICES_FILE if voices_file is None else voices_file
     if variant not in files:
         raise DownloadError(f"unknown model variant {variant!r}; choose one of: {', '.join(files)}")
-    paths = []
-    for known in (files[variant], voices):
-        url = f"{base_url.rstrip('/')}/{known.name}"
-        paths.append(download_file(url, Path(dest_dir) / known.name, known, progress, timeout))
-    return paths[0], paths[1]
+    model: Path | None = None
+    known = files[variant]
+    if embedded_is(known):
+        # The installed model is the published file, byte for byte: only voices are missing.
+        _LOGGER.info("%s is the embedded model: only the voices are downloaded", known.name)
+    else:
+        model = _fetch(base_url, dest_dir, known, progress, timeout)
+    return model, _fetch(base_url, dest_dir, voices, progress, timeout)
+
+
+def _fetch(
+    base_url: str, dest_dir: Path, known: KnownFile, progress: ProgressFn | None, timeout: float
+) -> Path:
+    url = f"{base_url.rstrip('/')}/{known.name}"
+    return download_file(url, Path(dest_dir) / known.name, known, progress, timeout)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.0f} MB" if size >= 1e6 else f"{size / 1e3:.0f} kB"
+
+
+class LogProgress:
+    """Progress as a log line every *every* seconds (a log is no terminal)."""
+
+    def __init__(self, every: float = LOG_EVERY) -> None:
+        self._every = every
+        self._name: str | None = None
+        self._next = 0.0
+
+    def __call__(self, name: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if name != self._name:  # download_file's own line says where it begins
+            self._name, self._next = name, now + self._every
+        elif now >= self._next and done < total:
+            self._next = now + self._every
+            _LOGGER.info("Downloading %s: %s of %s", name, _amount(done, total), _mb(total))
+
+
+def _amount(done: int, total: int) -> str:
+    return f"{done / 1e6:.0f}" if total >= 1e6 else f"{done / 1e3:.0f}"
+
+
+def progress_for(stream: TextIO | None = None) -> ProgressFn:
+    """A bar on a terminal, else lines in the log."""
+    stream = stream if stream is not None else sys.stderr
+    isatty = getattr(stream, "isatty", None)
+    if isatty is not None and isatty():
+        return ConsoleProgress(stream)
+    return LogProgress()
 
 
 class ConsoleProgress:

@@ -44,10 +44,12 @@ def _resolve(model: ModelSettings) -> Assets:
 
 def _prepare_assets(model: ModelSettings) -> Assets:
     if model.download:
-        from wyoming_kokoro.catalog.download import DownloadError, download_model
+        from wyoming_kokoro.catalog.download import DownloadError, download_model, progress_for
 
+        # Before Ready: the model asked for is the one the server speaks with. Progress
+        # shows while the user waits (a bar on a terminal, else a line every few seconds).
         try:
-            download_model(model.download, model.data_dirs[0], model.download_url)
+            download_model(model.download, model.data_dirs[0], model.download_url, progress_for())
         except DownloadError as err:
             # Offline or a read-only data dir at boot must not silence the house:
             # speak with what is there (at least the embedded model); retry next start.
