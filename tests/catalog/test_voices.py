@@ -73,6 +73,106 @@ def test_bad_voice_specs_get_clear_errors(spec: str, message: str) -> None:
         parse_voice(spec, INSTALLED)
 
 
+# A default install: the five embedded voices, the 54 upstream ones left to --download.
+EMBEDDED = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
+
+
+@pytest.mark.parametrize("name", ["af_heart", "af_bella", "ff_siwis", "zm_yunxi"])
+def test_an_upstream_voice_not_installed_is_named_with_the_way_to_get_it(name: str) -> None:
+    with pytest.raises(VoiceError) as caught:
+        parse_voice(f"jm_kumo(2)+{name}(1)", EMBEDDED)
+    assert str(caught.value) == (
+        f"{name} is one of Kokoro's 54 voices, not installed: run once with --download int8"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("af_bella(2)+", "an empty part after a '+'"),
+        ("+jm_kumo", "an empty part before the first '+'"),
+        ("jm_kumo++jf_alpha", "an empty part after a '+'"),
+        ("af_bella(2x)", "the weight of af_bella must be a number"),
+        ("af_bella(-1)", "weight of af_bella must be positive"),
+        ("af_bella(2", "the weight of af_bella lacks its ')'"),
+        ("af_bella(2)x+jm_kumo", "nothing may follow the weight of af_bella"),
+    ],
+)
+def test_a_malformed_blend_says_what_is_malformed(spec: str, message: str) -> None:
+    with pytest.raises(VoiceError) as caught:
+        parse_voice(spec, EMBEDDED)
+    assert message in str(caught.value)
+    assert "unknown voice" not in str(caught.value)
+
+
+_NAMES = {"jm_kumo": None, "jf_alpha": None, "af_bella": "not installed", "zz_nobody": "unknown"}
+_WEIGHTS = {
+    "": None,
+    "(2)": None,
+    " ( 0.5 ) ": None,
+    "(0)": "positive",
+    "(-1)": "positive",
+    "(2x)": "must be a number",
+    "()": "must be a number",
+    "(2": "lacks its ')'",
+    "(2)x": "nothing may follow",
+}
+_EXPECTED = {
+    "not installed": "af_bella is one of Kokoro's 54 voices, not installed: "
+    "run once with --download int8",
+    "unknown": "unknown voice 'zz_nobody'",
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["", "  "]),
+            st.tuples(st.sampled_from(sorted(_NAMES)), st.sampled_from(sorted(_WEIGHTS))),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_a_blend_error_names_its_first_real_problem(
+    parts: list[str | tuple[str, str]],
+) -> None:
+    """Malformed parts are found wherever they are, before any name is looked up."""
+    spec = "+".join(p if isinstance(p, str) else p[0] + p[1] for p in parts)
+    malformed = [
+        "an empty part" if isinstance(p, str) else _WEIGHTS[p[1]]
+        for p in parts
+        if isinstance(p, str) or _WEIGHTS[p[1]]
+    ]
+    missing = [_NAMES[p[0]] for p in parts if not isinstance(p, str) and _NAMES[p[0]]]
+    if not spec.strip():
+        expected: str | None = "empty voice name"
+    elif malformed:
+        expected = malformed[0]
+    elif missing:
+        expected = _EXPECTED[str(missing[0])]
+    else:
+        expected = None
+    if expected is None:
+        assert parse_voice(spec, EMBEDDED).parts
+        return
+    with pytest.raises(VoiceError) as caught:
+        parse_voice(spec, EMBEDDED)
+    assert expected in str(caught.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("af_bell jmkuo()+.0129eE-x \t"), max_size=30) | st.text())
+def test_any_voice_text_is_a_voice_or_the_catalogs_own_error(spec: str) -> None:
+    try:
+        parsed = parse_voice(spec, EMBEDDED)
+    except VoiceError as err:
+        assert str(err) and "Traceback" not in str(err)
+    else:
+        assert {name for name, _ in parsed.parts} <= set(EMBEDDED)
+
+
 def test_default_voice_prefers_af_heart_then_jm_kumo() -> None:
     assert default_voice(("af_heart", "jm_kumo")) == "af_heart"
     assert default_voice(("jf_alpha", "jm_kumo")) == "jm_kumo"

@@ -138,21 +138,12 @@ def parse_voice(spec: str, installed: list[str] | tuple[str, ...]) -> VoiceSpec:
     """Parse "af_bella" or "af_bella(2)+af_sky(1)" and check every name is installed."""
     if not spec or not spec.strip():
         raise VoiceError("empty voice name")
-    parts: list[tuple[str, float]] = []
-    for raw in spec.split("+"):
-        match = _PART_RE.match(raw)
-        if not match:
-            raise VoiceError(
-                f"malformed voice {raw.strip()!r}; expected e.g. af_bella(2)+af_sky(1)"
-            )
-        name, weight = match.group(1), float(match.group(2) or 1)
+    # The whole blend is read before any name is looked up, so a malformed one is
+    # named as such rather than as an unknown voice.
+    parts = [_part(raw, spec, index) for index, raw in enumerate(spec.split("+"))]
+    for name, _ in parts:
         if name not in installed:
-            close = difflib.get_close_matches(name, installed, n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise VoiceError(f"unknown voice {name!r}{hint}")
-        if not 0 < weight < math.inf:
-            raise VoiceError(f"weight of {name} must be positive and finite")
-        parts.append((name, weight))
+            raise VoiceError(_not_installed(name, installed))
     total = sum(w for _, w in parts)
     if total == math.inf:
         raise VoiceError("the blend weights are too large; use e.g. af_bella(2)+af_sky(1)")
@@ -160,6 +151,70 @@ def parse_voice(spec: str, installed: list[str] | tuple[str, ...]) -> VoiceSpec:
     for name, weight in parts:
         merged[name] = merged.get(name, 0.0) + weight / total
     return VoiceSpec(tuple(merged.items()))
+
+
+_NAME_START = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*")
+_WEIGHT = re.compile(r"[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?")
+
+
+def _part(raw: str, spec: str, index: int) -> tuple[str, float]:
+    """One part of a blend, its name and weight; VoiceError naming what is wrong."""
+    if not raw.strip():
+        where = "before the first '+'" if index == 0 else "after a '+'"
+        raise VoiceError(f"malformed blend {spec.strip()!r}: an empty part {where}")
+    match = _PART_RE.match(raw)
+    if match:
+        name, weight = match.group(1), float(match.group(2) or 1)
+        if not 0 < weight < math.inf:
+            raise VoiceError(f"weight of {name} must be positive and finite")
+        return name, weight
+    start = _NAME_START.match(raw)
+    if not start:
+        raise VoiceError(
+            f"malformed voice {raw.strip()!r}: a voice name is letters, digits, '_' and '-'"
+            "; expected e.g. af_bella(2)+af_sky(1)"
+        )
+    name, rest = start.group(1), raw[start.end() :]
+    if not rest.startswith("("):
+        raise VoiceError(
+            f"malformed voice {raw.strip()!r}: a voice name is letters, digits, '_' and '-'"
+            "; expected e.g. af_bella(2)+af_sky(1)"
+        )
+    close = rest.find(")")
+    if close < 0:
+        raise VoiceError(f"malformed voice {raw.strip()!r}: the weight of {name} lacks its ')'")
+    written = rest[1:close].strip()
+    if not _WEIGHT.fullmatch(written) and _is_number(written):
+        raise VoiceError(f"weight of {name} must be positive and finite")
+    if not _WEIGHT.fullmatch(written):
+        raise VoiceError(
+            f"malformed voice {raw.strip()!r}: the weight of {name} must be a number, "
+            f"e.g. {name}(2), not {written!r}"
+        )
+    raise VoiceError(
+        f"malformed voice {raw.strip()!r}: nothing may follow the weight of {name}; "
+        "join voices with '+'"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _not_installed(name: str, installed: list[str] | tuple[str, ...]) -> str:
+    """Why a well-formed name cannot be used: not installed, or not a voice at all."""
+    if name in CATALOG_GRADES:
+        return (
+            f"{name} is one of Kokoro's {len(CATALOG_GRADES)} voices, not installed: "
+            "run once with --download int8"
+        )
+    close = difflib.get_close_matches(name, installed, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown voice {name!r}{hint}"
 
 
 def default_voice(installed: list[str] | tuple[str, ...]) -> str:
