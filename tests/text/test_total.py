@@ -161,13 +161,23 @@ def test_the_japanese_g2p_reads_arabic_indic_digits(phonemize) -> None:
 def test_a_run_too_long_to_listen_to_is_cut(lang: str, run: str) -> None:
     said = normalize(f"Here it is: {run} done.", lang)
     assert said.endswith("done.") and len(said) < 600, said[:600]
-    assert bound_runs(run).startswith(run[:RUN_HEAD])
+    head = "https://x.io " if run.startswith("https") else run[:RUN_HEAD]  # a link: its host
+    assert bound_runs(run).startswith(head)
 
 
 @pytest.mark.parametrize("length", [MAX_RUN - 1, MAX_RUN])
 def test_a_run_within_the_bound_is_read_whole(length: int) -> None:
     run = "ab" * (length // 2) + "c" * (length % 2)
     assert bound_runs(f"a {run} b") == f"a {run} b"
+
+
+@pytest.mark.parametrize("scheme", ["https://", "http://", ""])
+def test_a_long_link_is_read_up_to_its_host(scheme: str) -> None:
+    """A long link's host is what a listener can use: kept, and read by the URL pass."""
+    link = f"{scheme}www.home-assistant.io/integrations/wyoming/" + "a/b" * 40 + "?q=1"
+    assert len(link) > MAX_RUN
+    said = normalize(f"See {link} for details.", "en-us")
+    assert "home assistant dot io" in said and said.endswith("for details."), said
 
 
 # --- containment: a failing pass costs only itself ------------------------------------

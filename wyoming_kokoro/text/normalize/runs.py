@@ -22,8 +22,8 @@ from wyoming_kokoro.text.charsets import (
 _OTHER_DIGIT = re.compile(r"(?![0-9])\d")
 
 # A run of characters without a space this long is no word: a hash, a base64 blob, a
-# digit string, a pasted token. Nobody listens to it whole (a 20,000-character one
-# took over ten minutes to say), so its first characters are read and the rest skipped,
+# digit string, a pasted token. Nobody listens to it whole (a long one took minutes
+# to say), so its first characters are read and the rest skipped,
 # marked with an ellipsis (a pause in every language, no words to translate). Long
 # enough that real words, long URLs and numbers of any sane length are read in full.
 MAX_RUN = 100
@@ -38,6 +38,9 @@ _NO_SPACE_SCRIPTS = (
     "\u1780-\u17ff"  # Khmer
 )
 _LONG_RUN = re.compile(rf"[^\s{_NO_SPACE_SCRIPTS}]{{{MAX_RUN + 1},}}")
+# A long link keeps its address up to the host: the host is what a listener can use,
+# and the URL pass reads it as usual.
+_LINK_HOST = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.)[^/?#\s]+", re.IGNORECASE)
 
 
 def ascii_digits(text: str) -> str:
@@ -47,5 +50,12 @@ def ascii_digits(text: str) -> str:
 
 def bound_runs(text: str) -> str:
     """Each run of more than MAX_RUN characters without a space cut to its first
-    RUN_HEAD characters and an ellipsis."""
-    return _LONG_RUN.sub(lambda m: m[0][:RUN_HEAD] + "… ", text)
+    RUN_HEAD characters and an ellipsis (a link: up to its host)."""
+    return _LONG_RUN.sub(_head, text)
+
+
+def _head(match: re.Match[str]) -> str:
+    link = _LINK_HOST.match(match[0])
+    if link and len(link[0]) <= MAX_RUN:
+        return link[0] + " … "
+    return match[0][:RUN_HEAD] + "… "
