@@ -329,3 +329,9 @@ def test_a_long_rest_after_a_streamed_head_comes_in_phrases() -> None:
     rest = stream.feed("Enjoy your dinner. ")
     assert rest[0] == "the lights in the kitchen"
     assert " ".join(rest) + " " == text[len("When you get home this evening, ") :]
+
+
+def test_a_hindi_sentence_ends_with_its_danda_alone() -> None:
+    # A danda (।, ॥) ends a sentence: no '.' is added after it (word times read "है।.").
+    assert split_text("आज मौसम अच्छा है। कल बारिश होगी।", "hi") == ["आज मौसम अच्छा है। कल बारिश होगी।"]
+    assert split_text("श्लोक समाप्त॥", "hi") == ["श्लोक समाप्त॥"]

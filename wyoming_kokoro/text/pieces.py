@@ -47,7 +47,7 @@ _LOOKAHEAD = 100
 # first letter ("Dr. Smith", "5 p.m. Then"): an end it declines with a letter after
 # it is declined for good, so each end is shown to it about once.
 
-_ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;]['\")\]」』）]*$")
+_ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;।॥]['\")\]」』）]*$")
 # A sentence is complete once text follows it: after Latin marks a space shows it,
 # Chinese and Japanese put no space after 。！？ (closing brackets may follow).
 # Hindi ends sentences with a danda (।).
