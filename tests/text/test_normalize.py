@@ -455,3 +455,11 @@ def test_a_long_digit_run_in_cjk_text_is_read_not_raised(lang: str, number: str)
 def test_a_request_of_digits_is_read_in_one_pass(lang: str) -> None:
     said = normalize(("暗証番号は" if lang == "ja" else "密码是") + "7" * 100_000 + "°C。", lang)
     assert said.count("七" if lang == "zh" else "7") <= RUN_HEAD and said.endswith("。")
+
+
+@pytest.mark.parametrize("lang", ["hi", "en-us"])
+def test_a_danda_is_read_as_a_full_stop(lang: str) -> None:
+    # espeak-ng drops । and ॥: without a full stop a Hindi sentence ran into the next
+    # one with no pause, and the last one ended without a sentence's fall.
+    said = normalize("आज मौसम अच्छा है। कल बारिश होगी॥", lang)
+    assert said == "आज मौसम अच्छा है. कल बारिश होगी."

@@ -37,8 +37,9 @@ _EMOJI_RE = re.compile(
 _GROUPED_DIGITS_RE = re.compile(r"(?<=\d)[\u00a0\u202f\u2009](?=\d{3}(?!\d))")
 _ODD_SPACES_RE = re.compile(r"[\u00a0\u202f\u2009\u2007]")
 # Subscript digits (CO₂) and minus/hyphen look-alikes to ASCII (other scripts' decimal
-# digits: runs.py).
-_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉\u2212\u2010\u2011", "0123456789---")
+# digits: runs.py); the danda (। ॥) to a full stop, which espeak-ng would drop, and
+# with it the pause and fall that end a sentence.
+_CHARS = str.maketrans("₀₁₂₃₄₅₆₇₈₉\u2212\u2010\u2011।॥", "0123456789---..")
 
 # Base languages handled by normalize_other (espeak codes: "es", "fr-fr", "it", "hi").
 _OTHER = frozenset({"es", "fr", "it", "hi"})
