@@ -1,7 +1,9 @@
 """PCM (s16le, 24 kHz, mono) → the response formats, piece by piece, for streaming.
 
 `pcm` and `wav` need no library: raw samples, or the same after a WAV header
-whose sizes say "unknown" (a stream's length is not known when it starts).
+whose sizes say "unknown" (a stream's length is not known when it starts). A
+whole answer (`"stream": false`) is sent at the end, its header with the true
+sizes (WAV's, FLAC's sample count): clients that trust a header then can.
 The compressed formats use PyAV — FFmpeg's encoders (LAME for MP3, libopus,
 FFmpeg's AAC and FLAC) in one maintained binary wheel that also writes their
 streamable containers (MP3, Ogg, ADTS, FLAC) to memory as it goes. PyAV is
@@ -90,19 +92,45 @@ class RawEncoder:
         pass
 
 
-def wav_header() -> bytes:
-    """A 44-byte WAV header with the sizes at their maximum: "read to the end"."""
-    unknown = 0xFFFFFFFF
+class WholeWavEncoder:
+    """`wav` sent whole: the samples are kept and come at the end after a header
+    that has their true size."""
+
+    blocking = False
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+
+    def encode(self, pcm: bytes) -> bytes:
+        self._data += pcm
+        return b""
+
+    def finish(self) -> bytes:
+        out = wav_header(len(self._data)) + bytes(self._data)
+        self._data.clear()
+        return out
+
+    def close(self) -> None:
+        self._data.clear()
+
+
+_UNKNOWN = 0xFFFFFFFF
+
+
+def wav_header(data_bytes: int | None = None) -> bytes:
+    """A 44-byte WAV header; without a size, the sizes at their maximum: "read to the end"."""
+    data_size = _UNKNOWN if data_bytes is None else min(data_bytes, _UNKNOWN - 36)
+    riff_size = _UNKNOWN if data_bytes is None else data_size + 36
     byte_rate = SAMPLE_RATE * SAMPLE_WIDTH * CHANNELS
     return (
         b"RIFF"
-        + struct.pack("<I", unknown)
+        + struct.pack("<I", riff_size)
         + b"WAVEfmt "
         + struct.pack(
             "<IHHIIHH", 16, 1, CHANNELS, SAMPLE_RATE, byte_rate, SAMPLE_WIDTH * CHANNELS, 16
         )
         + b"data"
-        + struct.pack("<I", unknown)
+        + struct.pack("<I", data_size)
     )
 
 
@@ -125,17 +153,26 @@ class _Sink(io.RawIOBase):
         return out
 
 
+class _Whole(io.BytesIO):
+    """A seekable file, read once finished: a muxer then goes back to write what it
+    learns at the end (FLAC's sample count)."""
+
+    def take(self) -> bytes:
+        return b""
+
+
 class AvEncoder:
-    """An FFmpeg encoder and muxer writing to memory; each call returns the new bytes."""
+    """An FFmpeg encoder and muxer writing to memory; each call returns the new bytes
+    (`streamed`), or all of them at finish."""
 
     blocking = True
 
-    def __init__(self, fmt: Format) -> None:
+    def __init__(self, fmt: Format, streamed: bool = True) -> None:
         import av
 
         assert fmt.container is not None and fmt.codec is not None
         self._av = av
-        self._sink = _Sink()
+        self._sink: _Sink | _Whole = _Sink() if streamed else _Whole()
         self._container = av.open(
             self._sink, mode="w", format=fmt.container, options=dict(fmt.options)
         )
@@ -168,6 +205,8 @@ class AvEncoder:
                 for packet in self._stream.encode(None):
                     self._container.mux(packet)
                 self._container.close()
+                if isinstance(self._sink, _Whole):
+                    return self._sink.getvalue()
             return self._sink.take()
 
     def close(self) -> None:
@@ -202,14 +241,17 @@ def producible() -> tuple[str, ...]:
     return tuple(sorted(names, key=list(FORMATS).index))
 
 
-def make_encoder(name: str) -> Encoder:
-    """An encoder for `name`; raises UnsupportedFormat naming the formats that work."""
+def make_encoder(name: str, streamed: bool = True) -> Encoder:
+    """An encoder for `name`, streaming or (not `streamed`) giving the whole file at
+    finish; raises UnsupportedFormat naming the formats that work."""
     fmt = FORMATS.get(name)
     if fmt is None or (fmt.codec is not None and name not in producible()):
         raise UnsupportedFormat(
             f"response_format {name!r} cannot be produced here; "
             f"use one of: {', '.join(producible())}"
         )
+    if name == "wav":
+        return RawEncoder(wav_header()) if streamed else WholeWavEncoder()
     if fmt.codec is None:
-        return RawEncoder(wav_header() if name == "wav" else b"")
-    return AvEncoder(fmt)
+        return RawEncoder()
+    return AvEncoder(fmt, streamed)

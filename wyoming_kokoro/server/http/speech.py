@@ -117,7 +117,7 @@ async def _serve(request: web.Request, captioned: bool) -> web.StreamResponse:
         body = await _read_body(request, config.read_timeout)
         speech_request = parse_speech(body, config.voices, captioned)
         try:
-            encoder = make_encoder(speech_request.response_format)
+            encoder = make_encoder(speech_request.response_format, speech_request.stream)
         except UnsupportedFormat as err:
             raise ApiError(400, str(err), "response_format", "unsupported_format") from err
         return await _stream(request, config, speech_request, encoder, client, captioned)
@@ -210,13 +210,7 @@ async def _stream(
                 config.write_timeout,
                 len(speech_request.text) if sse else None,
             )
-        _LOGGER.info(
-            "HTTP client %d: %d pieces spoken as %s with %s",
-            client,
-            spoken.pieces,
-            speech_request.response_format,
-            speech_request.voice,
-        )
+        spoken.log_spoken("HTTP", f", as {speech_request.response_format}")
         return response
     finally:
         # Whatever ended the request (done, failed, client gone), its queue is freed.
