@@ -1,7 +1,8 @@
 """The page at `/` in a real headless browser (Debian's chromium) with no network.
 
 It must load with nothing fetched from elsewhere, list the voices, and produce
-audio the browser can play and the speech judge can hear.
+audio the browser can play and the speech judge can hear; also under Home
+Assistant's ingress prefix, behind a proxy that strips it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.http_client import decode, http_base, http_server
+from support.ingress_proxy import IngressProxy
 from support.server_process import ServerProcess
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -70,17 +72,32 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
             route.abort()
 
     page.route("**/*", only_local)
+    failed: list[str] = []
+    page.on("response", lambda r: r.status == 404 and failed.append(r.url))
+    spoken_as: list[str] = []
+    page.on(
+        "response",
+        lambda r: (
+            r.url.endswith("/v1/audio/speech")
+            and spoken_as.append(r.headers.get("x-kokoro-voice", ""))
+        ),
+    )
     page.goto(base + "/")
     page.wait_for_function("document.getElementById('voice').options.length > 0")
     voices = page.eval_on_selector_all("#voice option", "els => els.map(e => e.value)")
     assert "jm_kumo" in voices and len(voices) >= 5
     assert page.input_value("#voice") == "jm_kumo"  # the server's default
+    # The icon is in the page: the browser never asks the server for /favicon.ico.
+    assert page.get_attribute("link[rel=icon]", "href").startswith("data:")
+    assert page.is_disabled("#share")  # no blend yet: the share means nothing
 
     page.fill("#text", TEXT)
     page.select_option("#blend", "jf_gongitsune")
+    assert page.is_enabled("#share")
     page.fill("#share", "20")
     page.dispatch_event("#share", "input")
-    assert page.text_content("#voice-spec") == "jm_kumo(80)+jf_gongitsune(20)"
+    # A blend is shown as the server shows it (log, X-Kokoro-Voice): weights adding up to 1.
+    assert page.text_content("#voice-spec") == "jm_kumo(0.8)+jf_gongitsune(0.2)"
     page.click("#speak")
     page.wait_for_function(
         "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
@@ -108,7 +125,54 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
         }"""
     )
     listener.check_later(TEXT, decode(base64.b64decode(encoded), "mp3"))
-    assert elsewhere == []
+    assert spoken_as == ["jm_kumo(0.8)+jf_gongitsune(0.2)"]
+
+    # An error takes the old audio and its link away: they belong to other text.
+    page.fill("#text", "\U0001f642 \U0001f642")
+    page.click("#speak")
+    page.wait_for_selector("#status.error")
+    assert "nothing to speak" in page.text_content("#status")
+    assert page.is_hidden("#download")
+    assert page.get_attribute("#download", "href") is None
+    assert page.eval_on_selector("#player", "p => p.getAttribute('src')") is None
+    assert elsewhere == [] and failed == []
+
+
+def test_the_page_works_under_the_ingress_prefix(server, page, listener) -> None:
+    """Home Assistant shows the page at /api/hassio_ingress/TOKEN/ and strips the
+    prefix: every URL the page uses must be relative to it."""
+    asked: list[str] = []
+    failed: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
+    with IngressProxy(http_base(server)) as proxy:
+        page.goto(proxy.base)
+        page.wait_for_function("document.getElementById('voice').options.length > 0")
+        said = "Good night, sleep well."
+        page.fill("#text", said)
+        page.select_option("#format", "wav")
+        page.click("#speak")
+        page.wait_for_function(
+            "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
+        )
+        played = page.eval_on_selector("#player", "p => p.src")
+        assert played.startswith("blob:")
+        encoded = page.evaluate(
+            """async (url) => {
+                const data = new Uint8Array(await (await fetch(url)).arrayBuffer());
+                let text = '';
+                for (const byte of data) text += String.fromCharCode(byte);
+                return btoa(text);
+            }""",
+            played,
+        )
+        paths = list(proxy.paths)
+    audio = base64.b64decode(encoded)
+    assert len(audio) > 44 + 24_000
+    listener.check_later(said, decode(audio, "wav"))
+    outside = [url for url in asked if not url.startswith((proxy.base, "blob:", "data:"))]
+    assert outside == [] and failed == []
+    assert paths and all(path.startswith(proxy.prefix + "/") for path in paths)
 
 
 @pytest.mark.model
@@ -118,10 +182,18 @@ def test_the_page_asks_for_the_key_when_one_is_set(page) -> None:
         page.goto(base + "/")
         page.wait_for_selector("#key-label:not([hidden])")
         assert "API key" in page.text_content("#status")
+        assert page.eval_on_selector("#voice", "s => s.options.length") == 0
+        page.fill("#key", "wrong-key")
+        page.press("#key", "Tab")
+        page.wait_for_function("document.getElementById('status').textContent.includes('wrong')")
+        # The voices are listed as soon as the key is given, before anything is spoken.
         page.fill("#key", "page-key")
+        page.press("#key", "Tab")
+        page.wait_for_function("document.getElementById('voice').options.length >= 5")
+        assert page.input_value("#voice") == "jm_kumo"
+        assert "API key" not in page.text_content("#status")
         page.fill("#text", "Hi.")
         page.select_option("#format", "wav")
-        # The voices load with the key, then the speech: both authorised.
         page.click("#speak")
         page.wait_for_function(
             "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000

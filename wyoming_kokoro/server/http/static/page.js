@@ -1,5 +1,6 @@
 // The page at `/`: lists the voices, speaks through POST /v1/audio/speech,
 // plays and offers the result for download. No libraries, nothing fetched from elsewhere.
+// URLs are relative: the page also lives under Home Assistant's ingress prefix.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -12,12 +13,17 @@ function headers() {
   return h;
 }
 
+function blended() {
+  const other = $("blend").value;
+  return Boolean(other) && other !== $("voice").value;
+}
+
+// A blend as the server writes it (its log, X-Kokoro-Voice): weights adding up to 1.
 function voiceSpec() {
   const main = $("voice").value;
-  const other = $("blend").value;
-  if (!other || other === main) return main;
+  if (!blended()) return main;
   const share = Number($("share").value);
-  return `${main}(${100 - share})+${other}(${share})`;
+  return `${main}(${(100 - share) / 100})+${$("blend").value}(${share / 100})`;
 }
 
 function status(text, isError) {
@@ -34,15 +40,21 @@ async function errorText(response) {
   }
 }
 
+// The list needs the key, as every /v1 path does: asked again once one is entered.
 async function loadVoices() {
-  const response = await fetch("/v1/audio/voices", { headers: headers() });
+  const response = await fetch("v1/audio/voices", { headers: headers() });
   if (response.status === 401) {
     $("key-label").hidden = false;
-    status("This server needs an API key: enter it, then press Speak.", true);
+    status($("key").value.trim()
+      ? "The server refused this API key: it is wrong."
+      : "This server needs an API key: enter it to list the voices and speak.", true);
     return;
   }
   if (!response.ok) { status(await errorText(response), true); return; }
   const body = await response.json();
+  if ($("status").className === "error") status("");
+  $("voice").replaceChildren();
+  $("blend").replaceChildren($("blend").options[0]);  // keeps "(none)"
   for (const select of [$("voice"), $("blend")]) {
     for (const voice of body.voices) {
       const option = document.createElement("option");
@@ -56,12 +68,26 @@ async function loadVoices() {
 }
 
 function update() {
+  $("share").disabled = !blended();  // a share of nothing means nothing
   $("speed-out").textContent = Number($("speed").value).toFixed(2) + "×";
   $("share-out").textContent = $("share").value + " %";
   $("voice-spec").textContent = voiceSpec();
 }
 
 let sourceUrl = null;
+
+// The audio of an earlier text goes, with its link: after an error it would pass
+// for the answer to the text now in the box.
+function clearAudio() {
+  const player = $("player");
+  player.pause();
+  player.removeAttribute("src");
+  player.load();
+  for (const url of [audioUrl, sourceUrl]) if (url) URL.revokeObjectURL(url);
+  audioUrl = sourceUrl = null;
+  $("download").hidden = true;
+  $("download").removeAttribute("href");
+}
 
 // Appends each chunk of the body to a MediaSource the player reads: playback starts
 // with the first chunk. Returns the whole file, for the download link.
@@ -96,10 +122,11 @@ async function speak(event) {
   if (!$("voice").options.length) await loadVoices();
   const format = $("format").value;
   $("speak").disabled = true;
+  clearAudio();
   status("Speaking…");
   const started = performance.now();
   try {
-    const response = await fetch("/v1/audio/speech", {
+    const response = await fetch("v1/audio/speech", {
       method: "POST",
       headers: headers(),
       body: JSON.stringify({
@@ -118,7 +145,7 @@ async function speak(event) {
     // mp3 plays while it streams (Media Source Extensions); other formats once complete.
     const streaming = format === "mp3" && window.MediaSource && MediaSource.isTypeSupported("audio/mpeg");
     const blob = streaming ? await playWhileStreaming(response) : await response.blob();
-    if (audioUrl) URL.revokeObjectURL(audioUrl);
+    $("voice-spec").textContent = response.headers.get("X-Kokoro-Voice") || voiceSpec();
     audioUrl = URL.createObjectURL(blob);
     if (!streaming) $("player").src = audioUrl;
     $("download").href = audioUrl;
@@ -128,6 +155,7 @@ async function speak(event) {
     status(`Done in ${seconds} s (${Math.round(blob.size / 1024)} kB).`);
     $("player").play().catch(() => {});  // autoplay may be refused: the controls remain
   } catch (e) {
+    clearAudio();
     status("The server cannot be reached: " + e.message, true);
   } finally {
     $("speak").disabled = false;
@@ -136,6 +164,8 @@ async function speak(event) {
 
 document.addEventListener("DOMContentLoaded", () => {
   for (const id of ["voice", "blend", "share", "speed"]) $(id).addEventListener("input", update);
+  $("key").addEventListener("change", () =>
+    loadVoices().catch((e) => status("The server cannot be reached: " + e.message, true)));
   $("form").addEventListener("submit", speak);
   loadVoices().catch((e) => status("The server cannot be reached: " + e.message, true));
 });
