@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import importlib.util
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -131,6 +133,36 @@ def locked(target: Path, task: str) -> Iterator[None]:
             _LOGGER.info("Another process holds the model's %s lock: waiting for it", task)
             fcntl.flock(handle, fcntl.LOCK_EX)
         yield
+
+
+def part_of(target: Path, pid: int) -> Path:
+    """Where the process `pid` builds the entry `target` before it is renamed in place."""
+    return target.with_name(f".{target.name}.{pid}.part")
+
+
+def sweep_parts(target: Path) -> list[Path]:
+    """Remove what cuts of `target` killed outright (SIGKILL, a power cut) left: the
+    parts of processes that are gone, hundreds of MB each. Called under the cut lock,
+    so no live cut of this entry is half-way; a pid alive again keeps its own."""
+    removed = []
+    for partial in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
+        pid = partial.name[len(target.name) + 2 : -len(".part")]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+            if not partial.exists():
+                removed.append(partial)
+                _LOGGER.info("Removed the parts a stopped cut left: %s", partial)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
 
 
 def room_for(target: Path, model: Path) -> bool:

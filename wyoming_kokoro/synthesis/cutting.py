@@ -28,8 +28,10 @@ from wyoming_kokoro.catalog.cut import (
     cut_dir,
     locked,
     mark_verified,
+    part_of,
     ready,
     superseded,
+    sweep_parts,
 )
 
 _LOGGER = logging.getLogger(__name__)
@@ -44,8 +46,13 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
     target = cut_dir(assets.model)
     if target is None:
         raise graph.GraphError(f"{assets.model.name} is not a published model file")
-    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    partial = part_of(target, os.getpid())
     shutil.rmtree(partial, ignore_errors=True)
+    # Minutes of CPU the user did not ask for: the log says when it starts and ends.
+    _LOGGER.info(
+        "Cutting the model into parts for decoding in windows "
+        "(once, about a minute of CPU and a few hundred MB)"
+    )
     try:
         _cut_and_check(assets, partial, threads)
         adopt_learned(partial, target)
@@ -78,6 +85,7 @@ def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
     )
     with np.load(assets.voices) as voices:
         styles = np.stack([voices[name] for name in voices.files[:8]])
+    _LOGGER.info("Checking the parts against the whole model on %d samples", SAMPLES)
     vocabulary = range(1, 178)  # Kokoro's token ids; 0 is the pad
     graph.verify(
         lambda inputs: whole.run(None, inputs)[0],
@@ -106,6 +114,7 @@ def _teach(assets: Assets, partial: Path, voice: str, threads: int) -> None:
 
     loading = ModelLoading(assets, threads, cut=partial)
     engine = Engine(assets, EngineSettings(threads=threads), loading=loading)
+    _LOGGER.info("Teaching voice %s, the server's, before the parts are used", voice)
     try:
         teaching.teach(engine, voice)
     except Exception as err:  # the cut is good without it: windows use probe rows
@@ -162,6 +171,8 @@ def main() -> None:
         if ready(assets.model) is not None:
             _LOGGER.info("Another process cut the model: %s", target)
             return
+        if target is not None:
+            sweep_parts(target)
         try:
             build(assets, teach=args.teach)
         except Exception as err:  # any failure: the server goes on with whole calls
