@@ -6,6 +6,7 @@ cut."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -87,11 +88,23 @@ def test_a_second_teacher_waits_for_the_first(tmp_path: Path) -> None:
         assert not any("Model loaded" in line for line in log), log
         holder.kill()  # the kernel releases its lock
         assert _until(lambda: any("Model loaded" in line for line in log), 300), log
+        # Minutes of teaching say how far they are: the voice, and how many are left.
+        counted = re.compile(r"Teaching voice (\S+) \(1 of (\d+)\)")
+        assert _until(lambda: any(counted.search(line) for line in log), 300), log
+        [total] = [m[2] for line in log if (m := counted.search(line))]
+        assert int(total) == len(_voice_names(voices)), log
     finally:
         for process in (holder, teacher):
             if process is not None:
                 process.kill()
                 process.wait()
+
+
+def _voice_names(voices: Path) -> list[str]:
+    import numpy as np
+
+    with np.load(voices) as pack:
+        return list(pack.files)
 
 
 def _until(predicate: Callable[[], bool], timeout: float) -> bool:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import check_file
-from wyoming_kokoro.catalog.download import DownloadError, download_file
+from wyoming_kokoro.catalog.download import DownloadError, LogProgress, download_file
 from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, VOICES_FILE, AssetError, KnownFile
 
 _LOGGER = logging.getLogger("wyoming_kokoro.voicepack")
@@ -118,9 +118,12 @@ def fetch(
     dest = data_dir / known.name
     url = f"{base_url.rstrip('/')}/{known.name}"
 
-    def progress(_name: str, _done: int, _total: int) -> None:
+    logged = LogProgress()  # the add-on's log: a line every few seconds
+
+    def progress(name: str, done: int, total: int) -> None:
         if not alive():
             raise ServerGone
+        logged(name, done, total)
 
     data_dir.mkdir(parents=True, exist_ok=True)
     with _exclusive(data_dir / f"{known.name}.lock"):

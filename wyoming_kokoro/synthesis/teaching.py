@@ -119,11 +119,16 @@ def teach_all(engine: Engine, first: str | None = None) -> list[str]:
         return []
     taught: list[str] = []
     tried: set[str] = set()
+    seen: list[str] = []
+    begun = total = 0  # voices to teach, for the log: counted again when one is wanted anew
     while True:
         queue = [*priors.wanted(), *([first] if first else []), *engine.voice_names]
         voice = next((v for v in queue if v not in tried), None)
         if voice is None:
             return taught
+        if queue != seen:
+            seen = queue
+            total = begun + _untaught(engine, [v for v in queue if v not in tried])
         tried.add(voice)
         try:
             name = str(engine.voice(voice))
@@ -134,6 +139,9 @@ def teach_all(engine: Engine, first: str | None = None) -> list[str]:
         if priors.taught(name):
             priors.forget_wanted(voice)
             continue
+        # Minutes of CPU in all: the log says how far it is.
+        begun += 1
+        _LOGGER.info("Teaching voice %s (%d of %d)", name, begun, max(total, begun))
         try:
             teach(engine, name)
         except Exception as err:  # one voice's trouble must not stop the others
@@ -141,6 +149,17 @@ def teach_all(engine: Engine, first: str | None = None) -> list[str]:
         else:
             taught.append(name)
         priors.forget_wanted(voice)
+
+
+def _untaught(engine: Engine, voices: list[str]) -> int:
+    """How many of `voices` (each once) can be spoken and are not taught yet."""
+    priors, names = engine.priors, set()
+    for voice in voices:
+        try:
+            names.add(str(engine.voice(voice)))
+        except VoiceError:
+            continue
+    return sum(priors is not None and not priors.taught(name) for name in names)
 
 
 def main() -> None:
