@@ -9,6 +9,7 @@ back in the order of the text.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,10 @@ from wyoming_kokoro.timeline import Timeline, WordTime
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.presets import Choice
+
+_LOGGER = logging.getLogger(__name__)
+# The text a request's DEBUG line shows, at most (its INFO line shows none).
+LOGGED_CHARS = 300
 
 # What a job is spoken with: the voice, speed, language and volume.
 Voicing = tuple[str, float, str | None, float]
@@ -81,6 +86,9 @@ class SpokenText:
         # Jobs in the order of the text; bytes are silence said between them (SSML breaks).
         self._jobs: asyncio.Queue[Job | bytes | None] = asyncio.Queue()
         self._chars = 0
+        self._asked = voice  # the request's voice (SSML may change the pieces')
+        # The text, kept only for the DEBUG log line: INFO never shows what was said.
+        self._said: list[str] | None = [] if _LOGGER.isEnabledFor(logging.DEBUG) else None
         self.pieces = 0  # jobs submitted so far
         # Pieces whose audio ended early, without an error: their worker died or hung
         # speaking them (turns.Turns.skip). The rest of the utterance went on.
@@ -142,6 +150,8 @@ class SpokenText:
 
     def _count(self, text: str) -> None:
         self._chars += len(text)
+        if self._said is not None and sum(map(len, self._said)) <= LOGGED_CHARS:
+            self._said.append(text)
         if self._chars > self._max_chars:
             raise TextTooLong(f"text is longer than the limit of {self._max_chars} characters")
 
@@ -150,6 +160,26 @@ class SpokenText:
         self._stop_waiting_for_head()
         self._submit(self._stream.finish())
         self._jobs.put_nowait(None)
+
+    def log_spoken(self, door: str, detail: str = "") -> None:
+        """The request's one INFO line, alike at both doors: how much, in which voice,
+        never what (the text is at DEBUG only)."""
+        pieces = f"{self.pieces} piece{'' if self.pieces == 1 else 's'}"
+        lost = f", {self.skipped} lost to a failed worker" if self.skipped else ""
+        _LOGGER.info(
+            "%s client %d: %d characters, %s, voice %s%s%s",
+            door,
+            self._client,
+            self._chars,
+            pieces,
+            self._asked,
+            detail,
+            lost,
+        )
+        if self._said is not None:
+            text = "".join(self._said)
+            cut = "…" if len(text) > LOGGED_CHARS else ""
+            _LOGGER.debug("%s client %d said: %r%s", door, self._client, text[:LOGGED_CHARS], cut)
 
     def plan_text(self, text: str) -> Planned:
         """Plain text's pieces, planned like `plan_ssml` (may run in a thread)."""

@@ -210,13 +210,7 @@ async def _stream(
                 config.write_timeout,
                 len(speech_request.text) if sse else None,
             )
-        _LOGGER.info(
-            "HTTP client %d: %d pieces spoken as %s with %s",
-            client,
-            spoken.pieces,
-            speech_request.response_format,
-            speech_request.voice,
-        )
+        spoken.log_spoken("HTTP", f", as {speech_request.response_format}")
         return response
     finally:
         # Whatever ended the request (done, failed, client gone), its queue is freed.

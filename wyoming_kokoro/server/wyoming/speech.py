@@ -124,6 +124,7 @@ class Utterance:
         self._text.finish()
         assert self.sender is not None
         await self.sender
+        self._text.log_spoken("Wyoming")
 
     async def _send_audio(self) -> None:
         write = self._write
