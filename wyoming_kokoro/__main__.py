@@ -14,6 +14,7 @@ from wyoming_kokoro import __version__, flags, options
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
 from wyoming_kokoro.catalog.voices import VoiceError
+from wyoming_kokoro.logs import line_format
 from wyoming_kokoro.server.startup import run_server
 from wyoming_kokoro.settings import (
     ConnectionSettings,
@@ -63,7 +64,7 @@ def main(**params: Any) -> None:
     configured = settings_from(params)
     logging.basicConfig(
         level=logging.DEBUG if configured.debug else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        format=line_format("%(levelname)s %(name)s: %(message)s"),
         stream=sys.stderr,
     )
     try:

@@ -10,6 +10,7 @@ import sys
 from typing import BinaryIO
 
 from wyoming_kokoro.lifeline import die_with_parent, parent_from_env
+from wyoming_kokoro.logs import line_format
 from wyoming_kokoro.worker.loop import run_loop
 from wyoming_kokoro.worker.scratch import own_tempdir
 from wyoming_kokoro.worker.zygote import wait_and_fork
@@ -44,7 +45,7 @@ def _ensure_tempdir() -> None:
 def main() -> None:
     logging.basicConfig(
         level=logging.INFO,
-        format="%(asctime)s %(levelname)s worker[%(process)d] %(name)s: %(message)s",
+        format=line_format("%(levelname)s worker[%(process)d] %(name)s: %(message)s"),
         stream=sys.stderr,
     )
     # Gone with the server, even while hanging in the model load (SIGKILL: nothing to
