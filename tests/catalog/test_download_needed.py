@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from wyoming_kokoro.catalog import download
 from wyoming_kokoro.catalog.assets import embedded_is
 from wyoming_kokoro.catalog.download import LogProgress, download_file, download_model
 from wyoming_kokoro.catalog.files import MODEL_FILES, KnownFile
@@ -118,3 +119,26 @@ def test_a_slow_download_logs_its_progress(
     assert between, lines
     for line in between:
         assert line.startswith("Downloading voices.bin: ") and line.endswith(" of 3 MB"), line
+
+
+@needs_embedded
+def test_the_servers_download_says_how_far_it_is(
+    served: Served,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The server's start with --download printed nothing until it was done. Its log is
+    # no terminal here: lines, not a bar.
+    monkeypatch.setattr(download, "VOICES_FILE", VOICES)
+    monkeypatch.setattr(download, "LOG_EVERY", 0.1)  # the download takes about a second
+    served.pause = 0.02
+    caplog.set_level(logging.INFO, logger="wyoming_kokoro.catalog.download")
+    settings = ModelSettings(download="int8", data_dirs=(tmp_path,), download_url=served.url)
+    _prepare_assets(settings)  # a fake voices file: the start goes on without it
+    assert served.paths == [f"/{VOICES.name}"]
+    lines = [r.getMessage() for r in caplog.records if r.name == download.__name__]
+    assert lines[0] == "kokoro-v1.0.int8.onnx is the embedded model: only the voices are downloaded"
+    assert lines[1] == "Downloading voices.bin (3 MB)", lines
+    assert lines[-1] == f"Downloaded voices.bin into {tmp_path}", lines
+    assert len(lines) > 3 and all(" of 3 MB" in line for line in lines[2:-1]), lines

@@ -231,8 +231,8 @@ def _mb(size: int) -> str:
 class LogProgress:
     """Progress as a log line every *every* seconds (a log is no terminal)."""
 
-    def __init__(self, every: float = LOG_EVERY) -> None:
-        self._every = every
+    def __init__(self, every: float | None = None) -> None:
+        self._every = LOG_EVERY if every is None else every
         self._name: str | None = None
         self._next = 0.0
 
@@ -246,7 +246,9 @@ class LogProgress:
 
 
 def _amount(done: int, total: int) -> str:
-    return f"{done / 1e6:.0f}" if total >= 1e6 else f"{done / 1e3:.0f}"
+    if total < 1e6:
+        return f"{done / 1e3:.0f}"
+    return f"{done / 1e6:.1f}" if total < 1e7 else f"{done / 1e6:.0f}"
 
 
 def progress_for(stream: TextIO | None = None) -> ProgressFn:
