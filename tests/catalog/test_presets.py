@@ -58,6 +58,24 @@ def test_a_bad_entry_is_one_warning_naming_its_line(caplog: pytest.LogCaptureFix
     assert warnings[3].startswith("presets.yaml:16: preset 'odd'") and "colour" in warnings[3]
 
 
+def test_a_preset_of_voices_not_installed_says_how_to_get_them(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """On a default install a preset of upstream voices is skipped with the way to get
+    them, and a malformed blend with what is malformed, not as an unknown voice."""
+    text = "narrator:\n  voice: af_bella(2)+af_sky(1)\nodd:\n  voice: jm_kumo(2)+\n"
+    embedded = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
+    with caplog.at_level(logging.WARNING):
+        assert parse_presets(text, embedded, "presets.yaml") == {}
+    narrator, odd = (r.getMessage() for r in caplog.records)
+    assert narrator.endswith(
+        "af_bella is one of Kokoro's 54 voices, not installed: run once with --download int8"
+    )
+    assert odd.endswith("an empty part after a '+'") and "unknown" not in odd
+    with pytest.raises(VoiceError, match="af_sky is one of Kokoro's 54 voices, not installed"):
+        choose("af_sky", embedded, {}, 1.0)
+
+
 @pytest.mark.parametrize(
     "text", ["slow: [unclosed", "- a list\n- of things\n", "a: &x [*x]\n", "\0binary"]
 )
