@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,3 +200,24 @@ def test_the_page_asks_for_the_key_when_one_is_set(page) -> None:
             "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
         )
         assert page.eval_on_selector("#voice", "s => s.options.length") >= 5
+
+
+def test_the_page_and_its_script_use_relative_urls_only() -> None:
+    """The fast tier's guard for the ingress test above: no URL in the page or its
+    script starts at the server's root (or names another host)."""
+    from html.parser import HTMLParser
+    from importlib import resources
+
+    static = resources.files("wyoming_kokoro.server.http").joinpath("static")
+    urls: list[str] = []
+
+    class Links(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            urls.extend(value or "" for name, value in attrs if name in ("src", "href"))
+
+    Links().feed(static.joinpath("index.html").read_text())
+    assert urls and all(not url.startswith("/") and "//" not in url.split(",")[0] for url in urls)
+    assert any(url.startswith("data:") for url in urls)  # the icon
+    script = static.joinpath("page.js").read_text()
+    fetched = re.findall(r"""fetch\(\s*["'`]([^"'`]*)""", script)
+    assert fetched and all(not url.startswith("/") and "//" not in url for url in fetched)
