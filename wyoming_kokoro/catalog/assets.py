@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wyoming_kokoro.catalog.cut import ready
+from wyoming_kokoro.catalog.cut import ready, sweep_dead
 from wyoming_kokoro.catalog.data_dirs import find_model, voice_set, voices_sources
 from wyoming_kokoro.catalog.digests import sha256_of
 from wyoming_kokoro.catalog.files import BY_NAME, MODEL_FILES, AssetError, KnownFile
@@ -232,6 +232,9 @@ def _embedded_bytes(known: KnownFile) -> bytes:
 
 def _assemble_embedded(target: Path, known: KnownFile) -> None:
     model = _embedded_bytes(known)  # read and verified once, before anything is written
+    # What a worker killed while it wrote left behind: the model's size each time.
+    with contextlib.suppress(OSError):
+        sweep_dead(target.parent, f".{target.name}.", ".tmp")
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

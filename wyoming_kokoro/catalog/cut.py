@@ -144,14 +144,27 @@ def sweep_parts(target: Path) -> list[Path]:
     """Remove what cuts of `target` killed outright (SIGKILL, a power cut) left: the
     parts of processes that are gone, hundreds of MB each. Called under the cut lock,
     so no live cut of this entry is half-way; a pid alive again keeps its own."""
+    removed = sweep_dead(target.parent, f".{target.name}.", ".part")
+    for partial in removed:
+        _LOGGER.info("Removed the parts a stopped cut left: %s", partial)
+    return removed
+
+
+def sweep_dead(directory: Path, prefix: str, suffix: str) -> list[Path]:
+    """Remove `<prefix><pid><suffix>` in `directory` (a file or a folder) for each pid
+    that names no process any more; what was removed."""
     removed = []
-    for partial in target.parent.glob(f".{glob.escape(target.name)}.*.part"):
-        pid = partial.name[len(target.name) + 2 : -len(".part")]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
-            shutil.rmtree(partial, ignore_errors=True)
-            if not partial.exists():
-                removed.append(partial)
-                _LOGGER.info("Removed the parts a stopped cut left: %s", partial)
+    for path in directory.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = path.name[len(prefix) : -len(suffix)]
+        if not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        if not path.exists():
+            removed.append(path)
     return removed
 
 
