@@ -19,7 +19,7 @@ from support.fake_worker import FakeWorker, heard, said
 
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice
-from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, WorkerConfig
+from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, Ready, Setup, WorkerConfig
 from wyoming_kokoro.server import turns as turns_module
 from wyoming_kokoro.server.scheduler import SHARED_WINDOWS, Scheduler, SchedulerOptions
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError, Turns
@@ -501,3 +501,51 @@ def test_new_voices_reach_a_loaded_worker_after_the_piece_it_is_speaking() -> No
     assert worker.setups[1].config["assets"]["voice_names"] == ["af_heart", "jm_kumo"]
     pieces = [m.id for m in worker.sent if isinstance(m, (Piece, Next))]
     assert pieces.index(2) > max(i for i, n in enumerate(pieces) if n == 1)
+
+
+def test_a_loaded_idle_worker_gives_way_to_one_that_loads_the_cut() -> None:
+    """The model's cut was made while a worker was loaded: it is replaced, loaded, at
+    once (its first calls would have no word times until its idle exit)."""
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        said = await _all(scheduler.submit(_job(1, ANNOUNCEMENT)))
+        scheduler.renew("the model's cut")
+        await _until(lambda: len(worker.setups) == 2 and scheduler.worker_pid is not None)
+        return said
+
+    said, worker = _run(scenario, idle_timeout=600)
+    assert said == ANNOUNCEMENT
+    assert worker.stops >= 1 and len(worker.setups) == 2
+
+
+def test_a_worker_that_gives_way_for_the_cut_finishes_what_waits_first() -> None:
+    """No listener hears a reload mid-answer for the cut: the article's pieces all go
+    to the worker that began them, the new one loads once nothing waits."""
+    loads: list[int] = []  # how many messages the scheduler had sent at each load
+
+    async def scenario(scheduler: Scheduler, worker: FakeWorker) -> str:
+        start = worker.start
+
+        async def counted(setup: Setup, timeout: float) -> Ready:
+            loads.append(len(worker.sent))
+            return await start(setup, timeout)
+
+        worker.start = counted  # type: ignore[method-assign]
+        article = scheduler.submit(_job(1, ARTICLE))
+        rest = [scheduler.submit(_job(1, f"Part {n} of the rest.", awaited=False)) for n in (2, 3)]
+        chunks = article.audio()
+        first = await anext(chunks)
+        worker.hold()
+        await _until(lambda: worker.running == article.id)
+        scheduler.renew("the model's cut")
+        worker.release()
+        said = heard(first + b"".join([pcm async for pcm in chunks]))
+        for job in rest:
+            said += " " + await _all(job)
+        await _until(lambda: len(loads) == 2)
+        return said
+
+    said, worker = _run(scenario, idle_timeout=600)
+    assert said == f"{ARTICLE} Part 2 of the rest. Part 3 of the rest."
+    calls = [n for n, m in enumerate(worker.sent) if isinstance(m, (Piece, Next))]
+    assert len(loads) == 2 and max(calls) < loads[1], (loads, calls)

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from wyoming_kokoro.catalog.assets import Assets
@@ -34,13 +35,17 @@ MAX_CUTS = 3
 
 
 def start_build(
-    assets: Assets, teach: str | None = None, teaching: bool = True
+    assets: Assets,
+    teach: str | None = None,
+    teaching: bool = True,
+    on_cut: Callable[[], None] | None = None,
 ) -> asyncio.Task[None] | None:
     """In the server: build the parts in a low-priority process unless they exist,
     and again whenever they are gone (a worker removed a damaged entry); `teach`: the
     voice to teach there once they are cut (see synthesis/teaching.py). With
-    `teaching`, the other voices are taught, in the background. The task never ends
-    by itself while the model can be cut."""
+    `teaching`, the other voices are taught, in the background; `on_cut` is called
+    each time a cut is made (a loaded worker has none yet). The task never ends by
+    itself while the model can be cut."""
     target = cut_dir(assets.model)
     if target is None:
         return None
@@ -52,12 +57,16 @@ def start_build(
     cutting = [*args, *(["--teach", teach] if teach else [])]
     teacher = [*args, *(["--first", teach] if teach else [])]
     return asyncio.get_running_loop().create_task(
-        _keep_cut(assets, target, cutting, teacher if teaching else None)
+        _keep_cut(assets, target, cutting, teacher if teaching else None, on_cut)
     )
 
 
 async def _keep_cut(
-    assets: Assets, target: Path, cutting: list[str], teacher: list[str] | None
+    assets: Assets,
+    target: Path,
+    cutting: list[str],
+    teacher: list[str] | None,
+    on_cut: Callable[[], None] | None,
 ) -> None:
     """Cut the model whenever its entry is not there; the teacher once, then again
     whenever a voice is wanted that it did not teach."""
@@ -79,6 +88,9 @@ async def _keep_cut(
                 _LOGGER.warning("Cutting the model failed (exit %s): calls are decoded whole", code)
                 return
             had, teach = True, teacher is not None
+            if on_cut is not None and mark.is_file():
+                _LOGGER.info("The model is cut: the next worker takes up the cut (word times)")
+                on_cut()
         if teach and teacher is not None:
             code = await _child("teaching", teacher, idle=True)
             if code:

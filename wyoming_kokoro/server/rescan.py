@@ -59,12 +59,16 @@ class Rescanner:
         lexicon: dict[str, str],
         resolve_assets: Callable[[], Assets],
         on_assets: Callable[[Assets], None],
+        on_lexicon: Callable[[dict[str, str]], None] | None = None,
     ) -> None:
+        """`on_lexicon`: given the lexicon read anew when it changed (the loaded
+        worker has the old one: it must give way)."""
         self._dirs = data_dirs
         self._offer = offer
-        self._lexicon = lexicon  # the worker config's own dict: the next burst reads it
+        self._lexicon = lexicon  # the one read last (kept up to date in place)
         self._resolve = resolve_assets
         self._on_assets = on_assets
+        self._on_lexicon = on_lexicon
         # Start-up read the same files: their texts now are the last good ones.
         self._presets = PresetFiles(data_dirs)
         self._presets.remember()
@@ -111,8 +115,12 @@ class Rescanner:
         )
         if self._offer.voice_names == voice_names:  # else _reresolve read them anew
             self._offer.update(voice_names, presets)
+        if lexicon == self._lexicon:
+            return  # the presets changed, or the file's time only
         self._lexicon.clear()
         self._lexicon.update(lexicon)
+        if self._on_lexicon is not None:
+            self._on_lexicon(dict(lexicon))
 
     async def _look(self) -> None:
         # Listed and stat()ed in a thread: not by file count on the event loop. The

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +75,8 @@ class Scheduler:
         `options.prefork`); tests plug in one that works in memory."""
         self._config = worker_config
         self._loaded: WorkerConfig | None = None  # what the running worker was given
+        self._why = "the new voices"  # what a worker that gives way is replaced for
+        self._renewal = False  # it gives way only when nothing waits (`renew`)
         self._options = options
         self._turns = Turns()
         self._wakeup = asyncio.Event()
@@ -147,14 +150,24 @@ class Scheduler:
     def config(self) -> WorkerConfig:
         return self._config
 
-    def reconfigure(self, config: WorkerConfig) -> None:
-        """Hand `config` (new voices or model files) to the workers from now on.
+    def reconfigure(self, config: WorkerConfig, why: str = "the new voices") -> None:
+        """Hand `config` (new voices, model files or lexicon) to the workers from now on.
 
         The offer names the new voices at once, so a running worker must not take
         another piece: it finishes the pieces it holds (no listener's sentence is
-        cut), then stops, and the next piece starts a worker with `config`."""
+        cut), then stops, and the next piece starts a worker with `config`; `why`
+        names what it loads, for the log."""
         self._config = config
+        self._why = why
+        self._renewal = False
         self._wakeup.set()
+
+    def renew(self, why: str) -> None:
+        """The files a worker loads changed on disk (the model's cut was made): the
+        running worker gives way, as after `reconfigure`, to one that loads them. A
+        copy, not the same config: a worker starting now may have looked too early."""
+        self.reconfigure(dataclasses.replace(self._config), why)
+        self._renewal = True
 
     @property
     def _outdated(self) -> bool:
@@ -181,11 +194,16 @@ class Scheduler:
         if preload:
             await self._ensure_worker_or_fail(warm_up=True)
         while True:
-            if self._outdated and not self._turns.planned:
+            # New voices are named by the offer at once: the worker gives way between
+            # pieces. Files that only do better (the cut) wait until nothing waits, so
+            # no listener hears a reload mid-answer.
+            urgent = self._outdated and not self._renewal
+            if self._outdated and not (self._turns.planned if urgent else self._turns.waiting):
+                kept = preload or self._renewal  # a loaded worker is replaced by a loaded one
                 await self._retire()
-                if preload:  # kept loaded: load the new files now, not at the next request
+                if kept:  # load the new files now, not at the next request
                     await self._ensure_worker_or_fail(warm_up=not self._turns.waiting)
-            job = self._turns.next_job(started_only=self._outdated)
+            job = self._turns.next_job(started_only=self._outdated and not self._renewal)
             if job is None:
                 self._watch.stalled = False  # nobody waits for a worker: nothing is stalled
                 if self._prestart:
@@ -208,7 +226,7 @@ class Scheduler:
                 await self._call(job)
 
     async def _retire(self) -> None:
-        _LOGGER.info("Stopping worker %s: the next piece loads the new voices", self.worker_pid)
+        _LOGGER.info("Stopping worker %s: the next piece loads %s", self.worker_pid, self._why)
         self._turns.drops.clear()  # their plans end with the worker
         await self._worker.stop()
 

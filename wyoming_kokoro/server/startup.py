@@ -91,6 +91,9 @@ async def run_server(settings: Settings) -> None:
         worker_config.lexicon,
         lambda: _resolve(settings.model),
         lambda found: _use_assets(scheduler, found),
+        lambda lexicon: scheduler.reconfigure(
+            dataclasses.replace(scheduler.config, lexicon=lexicon), "the new lexicon"
+        ),
     )
     offer.refresh = rescanner.refresh
     config = HandlerConfig(
@@ -121,7 +124,13 @@ async def run_server(settings: Settings) -> None:
     _stop_on_signals(stop)
     scheduler.start(preload=scheduling.preload)
     windows = settings.engine.decode == "windows"
-    cutting = start_build(assets, chosen.voice, scheduling.teaching) if windows else None
+    cutting = (
+        start_build(
+            assets, chosen.voice, scheduling.teaching, lambda: scheduler.renew("the model's cut")
+        )
+        if windows
+        else None
+    )
     http = None
     if settings.http.uri:
         # Imported here: aiohttp's idle memory is only paid with --http.
