@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -150,3 +151,11 @@ def test_a_failures_text_for_a_client_is_bounded_and_names_no_internals(text: st
     plain = re.fullmatch(r"[A-Za-z0-9 .'()-]{1,80}", text) and not re.search(r"\S{41,}", text)
     if plain and text.strip() and not INTERNALS.search(text):
         assert said == text.strip()  # plain words pass unchanged
+
+
+@pytest.mark.parametrize("route", ["/v1/audio/voices", "/v1/audio/speech", "/dev/captioned_speech"])
+def test_the_servers_own_routes_are_not_taken_for_file_paths(route: str) -> None:
+    # "see GET /v1/audio/voices" was cut to "see GET voices".
+    assert (
+        for_client(f"unknown voice 'x'; see GET {route}") == f"unknown voice 'x'; see GET {route}"
+    )

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 
-# An absolute path (not the tail of a URL or of a relative one), spaces and all
-# when a later word goes on with a slash
-_PATH = re.compile(r"(?<![\w.~:/-])/[^\s'\":,]+(?: [^\s'\":,/]+/[^\s'\":,]*)*")
+# An absolute path (not the tail of a URL or of a relative one, nor one of the HTTP
+# door's own routes, which error texts name), spaces and all when a later word goes
+# on with a slash
+_PATH = re.compile(
+    r"(?<![\w.~:/-])/(?!v1/audio/\w+\b|dev/captioned_speech\b)"
+    r"[^\s'\":,]+(?: [^\s'\":,/]+/[^\s'\":,]*)*"
+)
 
 # The longest text a client is shown, and the longest word in it (a longer one, a
 # number of thousands of digits or a blob of input, is cut to its head)
