@@ -463,3 +463,22 @@ def test_a_danda_is_read_as_a_full_stop(lang: str) -> None:
     # one with no pause, and the last one ended without a sentence's fall.
     said = normalize("आज मौसम अच्छा है। कल बारिश होगी॥", lang)
     assert said == "आज मौसम अच्छा है. कल बारिश होगी."
+
+
+@pytest.mark.parametrize("lang", ["en-us", "en-gb", "es", "fr-fr", "it", "pt-br", "hi", "ja", "zh"])
+@pytest.mark.parametrize(
+    ("styled", "plain"),
+    [
+        ("𝕳𝖊𝖑𝖑𝖔 there.", "Hello there."),  # Mathematical Fraktur bold
+        ("𝐁𝐨𝐥𝐝 𝟒𝟐 words.", "Bold 42 words."),  # Mathematical bold letters and digits
+        ("ｆｕｌｌｗｉｄｔｈ text.", "fullwidth text."),
+    ],
+)
+def test_styled_letters_are_read_as_the_plain_ones(styled: str, plain: str, lang: str) -> None:
+    # Spelled out letter by letter, "Hello" took eight times as long to say.
+    assert normalize(styled, lang) == normalize(plain, lang)
+
+
+def test_undoing_styles_keeps_superscripts() -> None:
+    # Superscripts are compatibility forms too, but the unit pass reads them.
+    assert "square" in normalize("A 5 m² room.")

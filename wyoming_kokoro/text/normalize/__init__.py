@@ -16,7 +16,7 @@ from wyoming_kokoro.text.g2p import base_language, language_code, reading_langua
 from wyoming_kokoro.text.normalize.en import normalize_english
 from wyoming_kokoro.text.normalize.ja import normalize_japanese
 from wyoming_kokoro.text.normalize.other import normalize_other
-from wyoming_kokoro.text.normalize.runs import ascii_digits, bound_runs
+from wyoming_kokoro.text.normalize.runs import ascii_digits, bound_runs, plain_letters
 from wyoming_kokoro.text.normalize.zh import normalize_chinese
 
 __all__ = ["normalize"]
@@ -76,10 +76,11 @@ def normalize_text(text: str, lang: str = "en-us") -> str:
     kana or ideographs is normalized as English, as the G2P then reads it as English.
     """
     code, base = language_code(lang), base_language(lang)
-    text = bound_runs(text)
+    # Japanese and Chinese fold full-width forms in their own passes.
+    text = bound_runs(plain_letters(text, full_width=base not in ("ja", "zh")))
     if base in ("ja", "zh"):
         if reading_language(text, base) != base:
-            return normalize_english(_prepare(text), gb=False)
+            return normalize_english(_prepare(plain_letters(text)), gb=False)
         return (normalize_japanese if base == "ja" else normalize_chinese)(_prepare(text))
     if base == "en":
         return normalize_english(_prepare(text), gb=code.startswith(("en-gb", "en-uk")))
