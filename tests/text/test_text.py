@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wyoming_kokoro.text.clauses import MAX_PIECE_CHARS, split_long
+from wyoming_kokoro.text.long_runs import MAX_RUN
 from wyoming_kokoro.text.markdown import FENCE, LINE_PREFIX, RULE, TABLE_SEP, clean_inline
 from wyoming_kokoro.text.pieces import SentenceStream, split_text
 
@@ -93,6 +94,24 @@ def test_twenty_thousand_characters_keep_every_word() -> None:
     pieces = split_text(text)
     assert words(" ".join(pieces)) == words(text)
     assert max(len(p) for p in pieces) <= MAX_PIECE_CHARS
+
+
+@pytest.mark.parametrize("size", [None, 1, 7, 1000])
+@pytest.mark.parametrize("run", ["9" * 20_000, "ab" * 5_000, "https://example.com/" + "x" * 9_000])
+def test_a_run_too_long_to_listen_to_is_cut_once_before_pieces(run: str, size: int | None) -> None:
+    # Cut into pieces first, each piece's run was read as a head of its own: a run of
+    # 20,000 nines said some 1,700 of them.
+    text = f"The code is {run} and that is all."
+    stream = SentenceStream()
+    step = size or len(text)
+    pieces = [p for i in range(0, len(text), step) for p in stream.feed(text[i : i + step])]
+    pieces += stream.finish()
+    for said in (pieces, split_text(text)):
+        joined = " ".join(said)
+        assert len(joined) < MAX_RUN + 60
+        assert words(joined)[:3] == ["The", "code", "is"]
+        assert words(joined)[-3:] == ["that", "is", "all"]
+        assert joined.count("…") == 1
 
 
 def _spoken_words(text: str) -> str:

@@ -21,6 +21,7 @@ from wyoming_kokoro.text.clauses import (
     split_long,
 )
 from wyoming_kokoro.text.g2p import base_language
+from wyoming_kokoro.text.long_runs import MAX_RUN, RunTail, bound_runs
 from wyoming_kokoro.text.markdown import (
     FENCE,
     LINE_PREFIX,
@@ -56,6 +57,12 @@ _SENTENCE_DONE = re.compile(r"[.!?…:;।॥]['\")\]]*\s|[。！？][」』）�
 _END_MARKS = frozenset(".!?…:;।॥'\")]。！？」』）”")
 _NEXT_WORD = re.compile(r"\S")
 
+# A run without spaces is kept this long as it arrives and its tail dropped: cut into
+# pieces, each would be read as a run head of its own. Long enough for a markdown link
+# around a long URL to stay whole (the piece's cut to MAX_RUN comes after markdown);
+# under half of MAX_SENTENCE_CHARS, so a long line's cut (cut_point) finds a space.
+_KEPT_RUN = 4 * MAX_RUN
+
 _PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
 
 
@@ -87,6 +94,7 @@ class SentenceStream:
         self._held = ""  # a short sentence waiting for a neighbour
         self._started = False  # a piece was emitted: the listener hears something
         self._head_said = 0  # characters of a sentence's head said; its rest is next
+        self._run_tail = RunTail(_KEPT_RUN)
 
     def feed(self, chunk: str, *, more: bool = True, head: bool = True) -> list[str]:
         """Add text; return the pieces that became complete.
@@ -99,7 +107,7 @@ class SentenceStream:
         is decoded in windows instead, or cut by the engine without them.
         """
         out: list[str] = []
-        chunk = chunk.replace("\r\n", "\n").replace("\r", "\n")
+        chunk = self._run_tail.feed(chunk.replace("\r\n", "\n").replace("\r", "\n"))
         while "\n" in chunk:
             line_end, chunk = chunk.split("\n", 1)
             self._line += line_end
@@ -310,6 +318,7 @@ class SentenceStream:
         """Join short sentences to a neighbour; cut long ones at clauses."""
         if sentence and not re.search(r"\w", sentence):
             sentence = ""  # only punctuation or symbols: nothing to say
+        sentence = bound_runs(sentence).strip()  # before split_long could cut a run
         if boundary and sentence and not _ENDS_SENTENCE.search(sentence):
             # Headings and list items: pause as after a sentence.
             sentence += "。" if WIDE.search(sentence[-1]) else "."
