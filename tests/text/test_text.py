@@ -38,6 +38,32 @@ def test_inline_markup_is_removed(markdown: str, spoken: str) -> None:
     assert clean_inline(markdown) == spoken
 
 
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        ("If a<b and c>d then stop.", "If a<b and c>d then stop."),
+        ("Press <Ctrl> and <Alt> keys.", "Press Ctrl and Alt keys."),
+        ("x < 3 and y > 4", "x < 3 and y > 4"),
+        ('A <span class="x">styled</span> word<br/>here', "A styled word here"),
+        ("<p>One</p><div id=main>two</div>", "One two"),
+        ("<b>bold</b> and <Strong>strong</STRONG>", "bold and strong"),
+    ],
+)
+def test_only_what_is_plausibly_html_is_stripped(text: str, spoken: str) -> None:
+    # Any "<...>" went: comparisons lost the words between them, key names vanished.
+    assert clean_inline(text) == spoken
+
+
+@given(
+    st.lists(st.sampled_from(["x", "y", "<", ">", " ", "3", "and", "Ctrl", "/", "="]), max_size=30)
+)
+@settings(max_examples=200, deadline=None)
+def test_no_word_is_lost_to_a_comparison(parts: list[str]) -> None:
+    # No tag name, no quoted attribute: nothing here is a tag, every word stays.
+    text = "".join(parts)
+    assert words(clean_inline(text)) == words(text)
+
+
 def test_structure_becomes_sentences_and_code_is_skipped() -> None:
     text = (
         "# Weather\n"

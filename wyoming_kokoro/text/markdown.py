@@ -28,7 +28,26 @@ _EMPHASIS = re.compile(
 # lone asterisk is read aloud as "asterisk". Underscores inside words stay.
 _STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
 _TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
-_HTML = re.compile(r"</?[A-Za-z][^>]{0,200}>")
+# Only what is plausibly a tag goes: a known tag name, alone or with attributes that
+# have values ("<b and c>" in "a<b and c>d" is a comparison, not a tag). An unknown
+# name in brackets is a word someone wrote so: "<Ctrl>" is read "Ctrl".
+_TAG_NAMES = (
+    "a|abbr|address|article|aside|b|bdi|bdo|big|blockquote|body|br|button|caption|center|"
+    "cite|code|col|colgroup|dd|del|details|dfn|div|dl|dt|em|figcaption|figure|font|footer|"
+    "form|h[1-6]|head|header|hr|html|i|img|input|ins|kbd|label|li|main|mark|nav|ol|p|pre|"
+    "q|s|samp|section|small|span|strike|strong|sub|summary|sup|table|tbody|td|tfoot|th|"
+    "thead|time|tr|tt|u|ul|var|wbr"
+)
+_ATTRIBUTE = (
+    r"\s+[A-Za-z_:][\w:.-]*\s*=\s*"  # a name, then its value: quoted or not
+    r"""(?:"[^"<>]{0,200}"|'[^'<>]{0,200}'|[^\s"'<>=`]{1,200})"""
+)
+_HTML = re.compile(
+    rf"<(?:/(?:{_TAG_NAMES})\s*|(?:{_TAG_NAMES})(?:{_ATTRIBUTE})*\s*/?|!--.{{0,200}}?--)>"
+    rf"|<[A-Za-z][\w-]*(?:{_ATTRIBUTE})+\s*/?>",
+    re.IGNORECASE,
+)
+_BRACKETED_WORD = re.compile(r"(?<![\w<])<([A-Za-z][\w+-]*)>(?![\w>])")
 _EMOJI = re.compile(f"[{PICTOGRAPHS}{EMOJI_GLUE}]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\u00a0]+")
@@ -43,6 +62,7 @@ def clean_inline(text: str) -> str:
     for _ in range(2):  # nested emphasis like ***bold italic*** or **_both_**
         text = _EMPHASIS.sub(r"\2", text)
     text = _HTML.sub(" ", text)
+    text = _BRACKETED_WORD.sub(r"\1", text)
     text = _TIMES.sub(" times ", text)
     text = _STRAY.sub("", text)
     text = _EMOJI.sub(" ", text)
