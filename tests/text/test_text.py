@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from wyoming_kokoro.text.clauses import MAX_PIECE_CHARS, split_long
 from wyoming_kokoro.text.long_runs import MAX_RUN
-from wyoming_kokoro.text.markdown import FENCE, LINE_PREFIX, RULE, TABLE_SEP, clean_inline
+from wyoming_kokoro.text.markdown import LINE_PREFIX, RULE, TABLE_SEP, clean_inline
 from wyoming_kokoro.text.pieces import SentenceStream, split_text
 
 
@@ -140,17 +140,40 @@ def test_a_run_too_long_to_listen_to_is_cut_once_before_pieces(run: str, size: i
         assert joined.count("…") == 1
 
 
+_OPENS = re.compile(r"\s*(?:(`{3,})[^`]*|(~{3,}).*)")
+_CLOSES = re.compile(r"\s*(`{3,}|~{3,})\s*")
+
+
 def _spoken_words(text: str) -> str:
     """The words `text` must be spoken with, from the markdown rules alone (no pysbd):
     code blocks, fence lines, rules and table separators say nothing; a list or
-    heading marker at the start of a line is not read."""
+    heading marker at the start of a line is not read. As in CommonMark, a backtick
+    fence's info string holds no backtick, a closing fence is fence characters alone
+    (as many as the opener's, or more), and a line starting with the run of an inline
+    code span still open from the paragraph's earlier lines closes it. A block never
+    closed (and not long) is read at the end after all."""
     spoken: list[str] = []
-    in_code = False
+    fence, block, span = "", [], 0
     for line in text.split("\n"):
-        if FENCE.match(line):
-            in_code = not in_code
-        elif not (in_code or RULE.match(line) or TABLE_SEP.match(line)):
+        if fence:
+            closes = _CLOSES.fullmatch(line)
+            if closes and closes[1][0] == fence[0] and len(closes[1]) >= len(fence):
+                fence = ""
+            else:
+                block.append(line)
+            continue
+        opens = _OPENS.fullmatch(line)
+        if opens and not (opens[1] and len(opens[1]) == span):
+            fence, block, span = opens[1] or opens[2], [line], 0
+            continue
+        if not (RULE.match(line) or TABLE_SEP.match(line)):
             spoken += words(line if line.lstrip().startswith("|") else LINE_PREFIX.sub("", line))
+        for run in re.findall("`+", line):
+            span = len(run) if not span else (0 if len(run) == span else span)
+        if not line.strip():
+            span = 0
+    if fence and sum(len(line) + 1 for line in block) <= 2000:
+        spoken += [w for line in block for w in words(LINE_PREFIX.sub("", line))]
     return "".join(spoken)
 
 
@@ -164,7 +187,11 @@ def _said(pieces: list[str]) -> str:
 @given(
     st.lists(
         st.sampled_from(
-            [*"abc de. ,!?\n*#-1`|", "Dr.", "21.5", "**", "\n\n", "word", "Note: ", "e.g. "]
+            [
+                *"abc de. ,!?\n*#-1`|~",
+                *["Dr.", "21.5", "**", "\n\n", "word", "Note: ", "e.g. "],
+                *["```", "~~~", "```py", "\n```\n", "\n~~~ x\n"],
+            ]
         ),
         max_size=120,
     ).map("".join),
@@ -199,6 +226,28 @@ def test_only_a_line_start_opens_a_code_block(text: str, size: int | None) -> No
     pieces = [p for i in range(0, len(text), step) for p in stream.feed(text[i : i + step])]
     pieces += stream.finish()
     assert _said(pieces) == _spoken_words(text) == _said(split_text(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```ls -la``` shows all files.\nThen run it again. The answer is four, and that is all.",
+        "Here is the code: ```python\nprint(1)\n```\nThe answer is four. Goodbye.",
+        "~~~ wavy line ~~~\nThe answer is four.",
+        "Steps:\n```\nls -la\n``` not a close\n```\nThe answer is four, and that is all.",
+        "Steps:\n````\nls\n```\nstill code\n````\nThe answer is four, and that is all.",
+    ],
+)
+@pytest.mark.parametrize("size", [1, 4, None])
+def test_a_line_that_only_looks_like_a_fence_silences_nothing(text: str, size: int | None) -> None:
+    # Any line starting with ``` or ~~~ toggled a code block: what followed was lost.
+    stream = SentenceStream()
+    step = size or len(text)
+    pieces = [p for i in range(0, len(text), step) for p in stream.feed(text[i : i + step])]
+    pieces += stream.finish()
+    assert _said(pieces) == _spoken_words(text) == _said(split_text(text))
+    assert "four" in _said(pieces)
+    assert "ls" not in _said(pieces) or "ls -la" in text.split("\n")[0]
 
 
 def _run_on(size: int) -> str:

@@ -1,7 +1,7 @@
 """Markdown, HTML and emoji out of spoken text: what a line is, and its words.
 
-An LLM answers in markdown. Its structure (fences, rules, tables, list and heading
-markers) is recognised per line by `SentenceStream`; inline marks are removed here
+An LLM answers in markdown. Its structure (rules, tables, list and heading markers;
+fences: fences.py) is recognised per line by `SentenceStream`; inline marks are removed here
 and the words kept.
 """
 
@@ -11,7 +11,6 @@ import re
 
 from wyoming_kokoro.text.charsets import EMOJI_GLUE, PICTOGRAPHS
 
-FENCE = re.compile(r"^\s*(```|~~~)")
 LINE_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s*|[-*+•]\s+|\d{1,3}[.)]\s+|\[[ xX]\]\s+)+")
 RULE = re.compile(r"^\s*([-*_=]\s*){3,}$")
 TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
@@ -26,7 +25,7 @@ _EMPHASIS = re.compile(
 )
 # What is left after pairing: a sentence split can cut "**bold**" in two, and a
 # lone asterisk is read aloud as "asterisk". Underscores inside words stay.
-_STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~~|`+|^#+\s*|(?<=\s)#{2,}\s")
+_STRAY = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|~{2,}|`+|^#+\s*|(?<=\s)#{2,}\s")
 _TIMES = re.compile(r"(?<=\d)\s*[*×]\s*(?=\d)")
 # Only what is plausibly a tag goes: a known tag name, alone or with attributes that
 # have values ("<b and c>" in "a<b and c>d" is a comparison, not a tag). An unknown

@@ -20,10 +20,10 @@ from wyoming_kokoro.text.clauses import (
     piece_length,
     split_long,
 )
+from wyoming_kokoro.text.fences import Fences, LineKind
 from wyoming_kokoro.text.g2p import base_language
 from wyoming_kokoro.text.long_runs import MAX_RUN, RunTail, bound_runs
 from wyoming_kokoro.text.markdown import (
-    FENCE,
     LINE_PREFIX,
     RULE,
     TABLE_SEP,
@@ -90,7 +90,7 @@ class SentenceStream:
         # No sentence of `_line` ends before this offset: the possible ends before it
         # were shown to pysbd with enough text after them, and it declined them.
         self._settled = 0
-        self._in_code = False
+        self._fences = Fences()
         self._held = ""  # a short sentence waiting for a neighbour
         self._started = False  # a piece was emitted: the listener hears something
         self._head_said = 0  # characters of a sentence's head said; its rest is next
@@ -110,10 +110,12 @@ class SentenceStream:
         chunk = self._run_tail.feed(chunk.replace("\r\n", "\n").replace("\r", "\n"))
         while "\n" in chunk:
             line_end, chunk = chunk.split("\n", 1)
+            self._fences.feed(line_end)
             self._line += line_end
             out += self._finish_line()
+        self._fences.feed(chunk)
         self._line += chunk
-        if self._line and not self._in_code and not self._waits_for_line_end():
+        if self._line and not self._fences.in_code and not self._waits_for_line_end():
             out += self._sentences(final=False)
             if more and head and not out:
                 out += self._head()
@@ -124,7 +126,7 @@ class SentenceStream:
     def head(self) -> list[str]:
         """The unfinished first sentence's opening phrase, if one can go ahead now:
         nothing was said yet, and the words after it show where it ends."""
-        if not self._line or self._in_code or self._waits_for_line_end():
+        if not self._line or self._fences.in_code or self._waits_for_line_end():
             return []
         out = self._head()
         self._started = self._started or bool(out)
@@ -136,6 +138,9 @@ class SentenceStream:
     def finish(self) -> list[str]:
         """End of text: return everything that is left."""
         out = self._finish_line() if self._line else []
+        for line in self._fences.unclosed():  # not code after all: see fences.py
+            self._line, self._whole_line = line, False
+            out += self._finish_line()
         out += self._emit("", force=True)
         return out
 
@@ -150,12 +155,12 @@ class SentenceStream:
     def _finish_line(self) -> list[str]:
         line, has_output, whole = self._line, self._line_has_output, self._whole_line
         self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
-        if self._in_code and not FENCE.match(line):
+        kind = self._fences.line(line, may_open=whole)
+        if kind is LineKind.CODE:
             return []
+        if kind is LineKind.FENCE:
+            return self._emit("", force=True)
         if whole:
-            if FENCE.match(line):
-                self._in_code = not self._in_code
-                return self._emit("", force=True)
             if RULE.match(line) or TABLE_SEP.match(line):
                 return []
             if line.lstrip().startswith("|"):
