@@ -75,17 +75,13 @@ def test_say_as_sub_and_phoneme(element: str, said: str) -> None:
 @pytest.mark.parametrize(
     "doc",
     [
-        "<speak>unclosed",
-        "<voice>not speak</voice>",
-        '<speak><break time="soon"/></speak>',
-        '<speak><prosody rate="warp">x</prosody></speak>',
-        '<speak><say-as interpret-as="ordinal">many</say-as></speak>',
-        '<speak><say-as interpret-as="colour">red</say-as></speak>',
-        '<speak><phoneme alphabet="sampa" ph="x">x</phoneme></speak>',
         *HOSTILE.values(),
+        # A DTD is refused even in text that is no XML: never read, even as plain text.
+        '<!DOCTYPE x [<!ENTITY a "lollollol">]><speak>&a;',
+        '<speak>hi <!ENTITY a "lollollol"></speak>',
     ],
 )
-def test_malformed_or_hostile_ssml_is_an_error_at_once(doc: str) -> None:
+def test_hostile_ssml_is_an_error_at_once(doc: str) -> None:
     # Refused before anything is expanded: the parse allocates next to nothing (a
     # billion laughs expanded would take gigabytes), and no entity text comes back.
     tracemalloc.start()
@@ -108,9 +104,9 @@ LONG_DATES = [
 
 
 @pytest.mark.parametrize("doc", LONG_DATES)
-def test_a_date_of_thousands_of_digits_is_an_ssml_error(doc: str) -> None:
-    with pytest.raises(SsmlError, match="date"):
-        parse(doc)
+def test_a_date_of_thousands_of_digits_is_read_as_written(doc: str) -> None:
+    (segment,) = parse(doc)
+    assert isinstance(segment, Say) and LONG in segment.text
 
 
 # <say-as interpret-as="date"> as each language says it (after its normalizer):
@@ -162,18 +158,7 @@ def test_a_day_first_date_of_the_first_of_the_month() -> None:
                     "es": "uno de junio"}  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "time", ["1e308s", "-1s", "-0.5s", "nan", "infs", "1,5s", "0x10ms", "1.5 seconds", ""]
-)
-def test_an_absurd_break_time_is_an_error(time: str) -> None:
-    with pytest.raises(SsmlError, match="break"):
-        parse(f'<speak>a<break time="{time}"/>b</speak>')
-
-
-@pytest.mark.parametrize("rate", ["0%", "-100%", "nan", "inf", "1e308", "-1", "11", "+1e9%"])
-def test_a_prosody_rate_out_of_range_is_an_error(rate: str) -> None:
-    with pytest.raises(SsmlError, match="rate"):
-        parse(f'<speak><prosody rate="{rate}">a</prosody></speak>')
+# Absurd break times and prosody rates: test_ssml_lenient.py (read, never refused).
 
 
 def test_a_break_of_many_digits_is_the_longest_break() -> None:
@@ -363,27 +348,26 @@ def test_hostile_ssml_is_refused_quickly_and_the_server_serves_on(served, name: 
     assert run(_describe(served.uri)) == "info"
 
 
-def test_a_huge_number_in_ssml_is_a_400_and_an_error_event(served) -> None:
+def test_too_much_silence_in_ssml_is_a_400_and_an_error_event(served) -> None:
     # Refused while the document is read, before anything is spoken: OpenAI's error
     # shape over HTTP, an error event over Wyoming, and the server serves on.
-    doc = LONG_DATES[0]
+    doc = "<speak>" + 'a<break time="10s"/>' * 31 + "</speak>"
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(_post(served, {"input": doc}), timeout=30)
     assert refused.value.code == 400
     error = json.loads(refused.value.read())["error"]
-    assert error["code"] == "invalid_ssml" and "date" in error["message"]
+    assert error["code"] == "invalid_ssml" and "add up" in error["message"]
     assert error["type"] == "invalid_request_error" and error["param"] == "input"
     reply = run(_ssml(served.uri, doc))
-    assert reply.errors and "date" in reply.errors[0] and not reply.audio
+    assert reply.errors and "add up" in reply.errors[0] and not reply.audio
     assert run(_describe(served.uri)) == "info"
 
 
-def test_malformed_ssml_is_a_clear_error_not_read_aloud(served) -> None:
+def test_malformed_ssml_is_read_as_plain_text_without_its_tags(served) -> None:
     reply = run(_ssml(served.uri, "<speak>Hello <break time='1s'> world</speak>"))
-    assert reply.errors and "malformed SSML" in reply.errors[0]
-    assert not reply.audio
+    assert not reply.errors and reply.audio
     plain = run(_ssml(served.uri, "Hello there.", text_format="ssml"))
-    assert plain.errors and "<speak>" in plain.errors[0]
+    assert not plain.errors and plain.audio
 
 
 def test_sse_events_read_by_a_real_sse_client(served) -> None:

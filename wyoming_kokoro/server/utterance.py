@@ -19,7 +19,7 @@ from wyoming_kokoro.options import PHRASE_WAIT, SPEED
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.pieces import SentenceStream
-from wyoming_kokoro.text.ssml import Pause, Segment, SsmlError, Style
+from wyoming_kokoro.text.ssml import Pause, Segment, Style
 from wyoming_kokoro.timeline import Timeline, WordTime
 
 if TYPE_CHECKING:
@@ -273,11 +273,18 @@ def ssml_voicing(
     `<prosody rate>` multiplies its speed, `xml:lang` sets the reading language."""
 
     def voicing(style: Style) -> Voicing:
+        # A voice or language SSML names but none has: its text in the request's own
+        # (speech is never lost to one attribute), with a warning naming no text.
         try:
             choice = base if style.voice is None else choose(style.voice)
+        except VoiceError:
+            _LOGGER.warning("SSML <voice name> names no voice: the request's voice speaks")
+            choice = base
+        try:
             lang = reading_language_of(style.lang) if style.lang else choice.lang
-        except VoiceError as err:
-            raise SsmlError(f"in SSML: {err}") from None
+        except VoiceError:
+            _LOGGER.warning("SSML xml:lang names no reading language: the voice's own is read")
+            lang = choice.lang
         speed = min(max(choice.speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
         loudness = choice.volume * style.volume * volume
         return choice.voice, round(speed, 4), lang, loudness

@@ -10,7 +10,7 @@ import re
 def said_as(kind: str, text: str, fmt: str = "ymd") -> str:
     """What `text` in a <say-as interpret-as=`kind`> stands for (`fmt`: a date's
     order of year, month and day); ValueError, naming the problem, if it cannot be."""
-    if kind in ("characters", "spell-out", "letters", "verbatim"):
+    if kind in ("characters", "spell-out", "letters", "verbatim", "digits"):
         return " ".join(c.upper() if c.isalpha() else c for c in text if not c.isspace())
     if kind in ("cardinal", "number"):
         digits = re.sub(r"[^\d.\-]", "", text)

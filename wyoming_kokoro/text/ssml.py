@@ -2,15 +2,18 @@
 
 Parsed with defusedxml: no DTD, so no entity expansion (billion laughs) and no
 external entity is ever read; nesting deeper than MAX_DEPTH is refused before it is
-walked. Malformed SSML is an `SsmlError` naming the problem: its tags are never read
-aloud. Supported: speak, p, s, break (time, strength), prosody (rate, volume),
-say-as (characters, cardinal, ordinal, date, time, telephone), sub, phoneme (ipa,
-Kokoro's own phonemes), lang, voice (a voice, blend or preset), emphasis and mark;
-other elements are spoken as their text. Text is normalized later, as always.
+walked. Those refusals are `SsmlError`s. Anything else the parser cannot use is
+contained to where it is: an unknown element or an unusable attribute value is read
+as its plain content, a document that is not well-formed XML as plain text without
+its tags (ssml_plain.py), each with one warning. Supported: speak, p, s, break (time,
+strength), prosody (rate, volume), say-as (characters, cardinal, ordinal, date, time,
+telephone), sub, phoneme (ipa, Kokoro's own phonemes), lang, voice (a voice, blend or
+preset), emphasis and mark. Text is normalized later, as always.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
@@ -18,31 +21,18 @@ from dataclasses import dataclass, replace
 from wyoming_kokoro.audio import pause_after
 from wyoming_kokoro.text.g2p.inline import PHONEMES_CLOSE, PHONEMES_OPEN, from_ipa
 from wyoming_kokoro.text.say_as import said_as
+from wyoming_kokoro.text.ssml_plain import declares_dtd, plain_text, repaired
+from wyoming_kokoro.text.ssml_values import MAX_BREAK_MS, break_ms, note, rate, volume
+
+log = logging.getLogger(__name__)
 
 MAX_DEPTH = 64
-MAX_BREAK_MS = 10_000  # one place's silence, its breaks in a row added up
 # All the silence of one document: beyond it, thousands of breaks would be made into
 # gigabytes of silent audio before the first word is said.
 MAX_SILENCE_MS = 300_000
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-_STRENGTH_MS = {
-    "none": 0,
-    "x-weak": 100,
-    "weak": 200,
-    "medium": 400,
-    "strong": 700,
-    "x-strong": 1000,
-}
-_RATES = {"x-slow": 0.5, "slow": 0.75, "medium": 1.0, "default": 1.0, "fast": 1.25, "x-fast": 1.5}
-_VOLUMES = {
-    "silent": 0.0,
-    "x-soft": 0.25,
-    "soft": 0.5,
-    "medium": 1.0,
-    "default": 1.0,
-    "loud": 1.5,
-    "x-loud": 2.0,
-}
+_KNOWN = {"speak", "p", "s", "break", "prosody", "say-as", "sub", "phoneme", "lang", "voice"}
+_KNOWN |= {"emphasis", "mark", "paragraph", "sentence"}
 _PARAGRAPH_MS = 250  # after a paragraph, on top of its last sentence's pause
 
 
@@ -100,21 +90,36 @@ def is_ssml(text: str) -> bool:
 
 
 def parse(text: str) -> list[Segment]:
-    """The segments of an SSML document, in order (SsmlError if it is not one)."""
+    """The segments of an SSML document, in order. SsmlError only for what is refused
+    on purpose (a DTD or entities, deep nesting, too much silence); text that is no
+    well-formed XML is read as plain text."""
     import defusedxml.ElementTree as SafeET
     from defusedxml import DefusedXmlException
 
-    try:
-        root = SafeET.fromstring(text, forbid_dtd=True)
-    except DefusedXmlException as err:
-        raise SsmlError(f"SSML may not declare a DTD or entities ({type(err).__name__})") from None
-    except ET.ParseError as err:
-        raise SsmlError(f"malformed SSML: {err}") from None
-    if _local(root.tag) != "speak":
-        raise SsmlError(f"SSML must be a <speak> element, not <{_local(root.tag)}>")
+    if declares_dtd(text):
+        # Refused even when malformed: such text is an attack or a mistake, never words.
+        raise SsmlError("SSML may not declare a DTD or entities")
+    root = None
+    for attempt in dict.fromkeys((text, repaired(text))):
+        try:
+            root = SafeET.fromstring(attempt, forbid_dtd=True)
+            break
+        except DefusedXmlException as err:
+            raise SsmlError(
+                f"SSML may not declare a DTD or entities ({type(err).__name__})"
+            ) from None
+        except ET.ParseError:
+            continue
+    if root is None:
+        log.warning("SSML is not well-formed XML: read as plain text, its tags stripped")
+        said = _SPACES.sub(" ", _clean(plain_text(text))).strip()
+        return [Say(said, Style())] if said else []
     _check_depth(root)
+    notes: list[str] = []
     out: list[Segment] = []
-    _walk(root, Style(lang=root.get(_XML_LANG)), out)
+    _walk(root, Style(lang=root.get(_XML_LANG)), out, notes)
+    if notes:  # one warning, naming elements and attributes, never the text
+        log.warning("SSML read plainly where it could not be used: %s", ", ".join(notes))
     merged = _merge(out)
     if sum(s.ms for s in merged if isinstance(s, Pause)) > MAX_SILENCE_MS:
         raise SsmlError(f"SSML's breaks add up to more than {MAX_SILENCE_MS // 1000} s")
@@ -140,45 +145,51 @@ def _clean(text: str | None) -> str:
     return (text or "").replace(PHONEMES_OPEN, " ").replace(PHONEMES_CLOSE, " ")
 
 
-def _walk(element: ET.Element, style: Style, out: list[Segment]) -> None:
+def _walk(element: ET.Element, style: Style, out: list[Segment], notes: list[str]) -> None:
     tag = _local(element.tag)
     lang = element.get(_XML_LANG)
     if lang:
         style = replace(style, lang=lang)
+    if tag not in _KNOWN:
+        note(notes, f"<{tag}>")
+    said: str | None = None
     if tag == "break":
-        out.append(Pause(_break_ms(element), explicit=True))
+        out.append(Pause(break_ms(element, notes), explicit=True))
     elif tag == "say-as":
-        out.append(Say(say_as(element), style))
+        said = say_as(element, notes)
     elif tag == "sub":
         alias = element.get("alias")
-        if alias is None:
-            raise SsmlError("<sub> needs an alias")
-        out.append(Say(_clean(alias), style))
+        if alias and alias.strip():
+            said = _clean(alias)
+        else:
+            note(notes, "<sub alias>")
     elif tag == "phoneme":
-        out.append(Say(_phoneme(element), style))
-    else:
-        if tag == "prosody":
-            style = replace(
-                style,
-                rate=style.rate * _rate(element.get("rate")),
-                volume=style.volume * _volume(element.get("volume")),
-            )
-        elif tag == "voice":
-            name = element.get("name")
-            if name:
-                style = replace(style, voice=name.strip())
-        if element.text:
-            out.append(Say(_clean(element.text), style))
-        for child in element:
-            _walk(child, style, out)
-            if child.tail:
-                out.append(Say(_clean(child.tail), style))
-        if tag == "s":
-            out.append(Pause(0))
-        elif tag == "p":
-            out.append(Pause(_PARAGRAPH_MS))
-        return
-    # Elements spoken whole: their tail is spoken by the parent.
+        said = _phoneme(element, notes)
+    elif tag == "prosody":
+        speed = rate(element.get("rate"), notes)
+        style = replace(
+            style,
+            rate=style.rate * speed,
+            volume=style.volume * volume(element.get("volume"), notes),
+        )
+    elif tag == "voice":
+        name = element.get("name")
+        if name and name.strip():
+            style = replace(style, voice=name.strip())
+    if said is not None:
+        out.append(Say(said, style))
+        return  # spoken whole: its tail is spoken by the parent
+    # Its content, as written (a break's too, though it should have none).
+    if element.text:
+        out.append(Say(_clean(element.text), style))
+    for child in element:
+        _walk(child, style, out, notes)
+        if child.tail:
+            out.append(Say(_clean(child.tail), style))
+    if tag in ("s", "sentence"):
+        out.append(Pause(0))
+    elif tag in ("p", "paragraph"):
+        out.append(Pause(_PARAGRAPH_MS))
 
 
 def _merge(segments: list[Segment]) -> list[Segment]:
@@ -206,81 +217,32 @@ def _merge(segments: list[Segment]) -> list[Segment]:
 _SPACES = re.compile(r"\s+")
 
 
-_TIME = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s)\s*$", re.IGNORECASE)
-
-
-def _break_ms(element: ET.Element) -> int:
-    time = element.get("time")
-    if time is not None:
-        match = _TIME.match(time)
-        if not match:
-            raise SsmlError(f"<break time={time!r}>: use e.g. 500ms or 1.5s")
-        value = float(match.group(1)) * (1 if match.group(2).lower() == "ms" else 1000)
-        return int(min(value, MAX_BREAK_MS))
-    strength = element.get("strength", "medium")
-    if strength not in _STRENGTH_MS:
-        raise SsmlError(f"<break strength={strength!r}>: use one of {', '.join(_STRENGTH_MS)}")
-    return _STRENGTH_MS[strength]
-
-
-_PERCENT = re.compile(r"^([+-]?)(\d+(?:\.\d+)?)%$")
-
-
-def _rate(value: str | None) -> float:
-    if value is None:
-        return 1.0
-    value = value.strip().lower()
-    if value in _RATES:
-        return _RATES[value]
-    match = _PERCENT.match(value)
-    try:
-        if match:
-            number = float(match.group(2)) / 100
-            rate = 1 + number if match.group(1) == "+" else 1 - number if match.group(1) else number
-        else:
-            rate = float(value)
-    except ValueError:
-        rate = -1
-    if not 0 < rate <= 10:
-        raise SsmlError(f"<prosody rate={value!r}>: use e.g. slow, fast, 80% or +20%")
-    return rate
-
-
-_DB = re.compile(r"^([+-]?\d+(?:\.\d+)?)\s*db$")
-
-
-def _volume(value: str | None) -> float:
-    if value is None:
-        return 1.0
-    value = value.strip().lower()
-    if value in _VOLUMES:
-        return _VOLUMES[value]
-    match = _DB.match(value)
-    if match and abs(float(match.group(1))) <= 40:
-        return float(10 ** (float(match.group(1)) / 20))
-    raise SsmlError(f"<prosody volume={value!r}>: use e.g. soft, loud or +6dB")
-
-
-def _phoneme(element: ET.Element) -> str:
+def _phoneme(element: ET.Element, notes: list[str]) -> str | None:
+    """The phonemes written for the element (None: its content is read instead)."""
     ph = element.get("ph")
-    if not ph or not ph.strip():
-        raise SsmlError("<phoneme> needs a ph attribute")
     alphabet = (element.get("alphabet") or "ipa").strip().lower()
-    if alphabet == "ipa":
+    if not ph or not ph.strip():
+        phonemes = None
+    elif alphabet == "ipa":
         phonemes = from_ipa(ph)
     elif alphabet in ("x-kokoro", "kokoro", "x-misaki", "misaki"):
         phonemes = ph
     else:
-        raise SsmlError(f"<phoneme alphabet={alphabet!r}>: use ipa or x-kokoro")
-    phonemes = _clean(phonemes).strip()
+        phonemes = None
+    phonemes = _clean(phonemes).strip() if phonemes is not None else ""
+    if not phonemes:
+        note(notes, "<phoneme>")
+        return None
     return f" {PHONEMES_OPEN}{phonemes}{PHONEMES_CLOSE} "
 
 
-def say_as(element: ET.Element) -> str:
-    """The words a <say-as> stands for, as text the normalizer then reads."""
+def say_as(element: ET.Element, notes: list[str] | None = None) -> str:
+    """The words a <say-as> stands for, as text the normalizer then reads; its text as
+    written when it does not fit its kind."""
     kind = (element.get("interpret-as") or "").strip().lower()
     text = _clean("".join(element.itertext())).strip()
     try:
         return f" {said_as(kind, text, (element.get('format') or 'ymd').strip().lower())} "
-    except ValueError as err:
-        raise SsmlError(str(err)) from None
+    except ValueError:
+        note(notes if notes is not None else [], f"<say-as interpret-as={kind[:20]!r}>")
+        return f" {text} "

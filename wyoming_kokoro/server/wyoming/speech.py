@@ -8,6 +8,7 @@ chunks, synthesize-stop).
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import TYPE_CHECKING
 
 from wyoming.audio import AudioChunk, AudioStart, AudioStop
@@ -19,6 +20,8 @@ from wyoming_kokoro.server.wyoming.wire import ProtocolError
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 from wyoming_kokoro.timeline import WordTime
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -104,7 +107,8 @@ class Utterance:
             return
         if not is_ssml(text):
             if self._ssml is True and self._asked_ssml:
-                raise ProtocolError("text_format is ssml, but the text is not a <speak> document")
+                # Speech is never lost to a wrong label: read as the plain text it is.
+                log.warning("text_format is ssml, but the text is not a <speak> document")
             pieces = await asyncio.to_thread(self._text.plan_text, text)
             self._text.submit(pieces)
             return
