@@ -11,7 +11,8 @@ _BARE_AMP = re.compile(r"&(?!(?:[A-Za-z_][\w.-]*|#\d+|#x[0-9A-Fa-f]+);)")
 # A prefix used in a tag name ("amazon:effect"), which XML wants declared.
 _PREFIX = re.compile(r"</?([A-Za-z_][\w.-]*):[A-Za-z_]")
 _SPEAK = re.compile(r"<speak\b")
-_TAG = re.compile(r"<[^<>]*>")
+# A tag opens with a name, '/', '?' or '!': "a < b and c > d" is no tag.
+_TAG = re.compile(r"<(?:[/?]?[A-Za-z_]|!)[^<>]*>")
 _DECLARES = re.compile(r"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 
 
