@@ -4,8 +4,10 @@ Only the deliberate security refusals (DTDs, entities, depth, total silence) rem
 
 from __future__ import annotations
 
+import json
 import re
 import string
+import urllib.request
 
 import pytest
 from hypothesis import given, settings
@@ -156,15 +158,31 @@ def test_mutated_ssml_never_raises_and_keeps_its_words(case: tuple[str, list[str
 
 @pytest.fixture(scope="module")
 def served():
-    with ServerProcess() as server:
+    with ServerProcess("--http", "tcp://127.0.0.1:0") as server:
         yield server
 
 
+TOM = "<speak>Tom & Jerry are here.</speak>"
+
+
 def test_a_bare_ampersand_is_spoken_not_refused(served, listener) -> None:
-    reply = run(synthesize(served.uri, "<speak>Tom & Jerry are here.</speak>"))
+    reply = run(synthesize(served.uri, TOM))
     assert not reply.errors, reply.errors
     assert len(reply.audio) / 2 / 24000 > 0.5
     listener.check("Tom and Jerry are here.", reply.audio)
+    port = next(
+        m.group(1)
+        for line in served.log
+        if (m := re.search(r"HTTP API on http://127\.0\.0\.1:(\d+)", line))
+    )
+    body = {"input": TOM, "voice": "jm_kumo", "response_format": "pcm"}
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/audio/speech",
+        json.dumps(body).encode(),
+        {"Content-Type": "application/json"},
+    )
+    audio = urllib.request.urlopen(request, timeout=120).read()
+    assert len(audio) / 2 / 24000 > 0.5
 
 
 def test_a_voice_or_language_that_cannot_be_used_is_the_requests_own() -> None:
