@@ -10,6 +10,7 @@ import logging
 import signal
 import socket
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -124,10 +125,10 @@ async def run_server(settings: Settings) -> None:
     _stop_on_signals(stop)
     scheduler.start(preload=scheduling.preload)
     windows = settings.engine.decode == "windows"
+    # --no-teaching: no voice is taught, not even the server's own in the cut's process.
+    teach = chosen.voice if scheduling.teaching else None
     cutting = (
-        start_build(
-            assets, chosen.voice, scheduling.teaching, lambda: scheduler.renew("the model's cut")
-        )
+        start_build(assets, teach, scheduling.teaching, partial(scheduler.renew, "the model's cut"))
         if windows
         else None
     )
