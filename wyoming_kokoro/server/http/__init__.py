@@ -14,6 +14,7 @@ from aiohttp import web
 from wyoming_kokoro.server.http.app import build_app
 from wyoming_kokoro.server.http.connections import CONNECTIONS, ConnectionTable
 from wyoming_kokoro.server.http.errors import ApiError
+from wyoming_kokoro.server.http.malformed import quiet_handlers
 from wyoming_kokoro.server.http.request import Voices
 from wyoming_kokoro.server.http.speech import SpeechConfig
 from wyoming_kokoro.server.offer import Offer
@@ -101,7 +102,7 @@ async def start_http(
     await runner.setup()
     handlers = runner.server
     assert handlers is not None
-    connection = table.factory(handlers)
+    connection = table.factory(quiet_handlers(handlers))
     listener = await asyncio.get_running_loop().create_server(connection, bind_host, bind_port)
     port = listener.sockets[0].getsockname()[1] if listener.sockets else bind_port
     host = bracketed(bind_host)
