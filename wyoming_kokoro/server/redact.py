@@ -9,6 +9,8 @@ bounded text.
 
 from __future__ import annotations
 
+import codecs
+import json
 import re
 
 # An absolute path (not the tail of a URL or of a relative one, nor one of the HTTP
@@ -53,6 +55,24 @@ _INTERNALS = (
 )
 _LONG_WORD = re.compile(rf"\S{{{MAX_WORD + 1},}}")
 _BLANK = "a failure inside the server"
+
+
+def json_failure(err: Exception) -> str:
+    """Why bytes are not JSON, in plain words and counting from 1 (Python's own
+    wording names codecs and counts characters from 0)."""
+    if isinstance(err, UnicodeDecodeError):
+        return f"not UTF-8 (byte {err.start + 1})"
+    if isinstance(err, json.JSONDecodeError):
+        return f"not valid JSON (line {err.lineno}, column {err.colno})"
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
+    return for_client(str(err)) if str(err) else "not valid JSON"
+
+
+def loads_json(raw: bytes) -> object:
+    """`raw` as JSON, a UTF-8 byte order mark before it allowed (some clients write
+    one); the errors as `json_failure` words them."""
+    return json.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
 
 
 def without_paths(text: str) -> str:

@@ -58,7 +58,9 @@ class SpeechRequest:
 
 
 def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
-    value = body.get(key, default)
+    value = body.get(key)
+    if value is None:  # absent or null: the default, if there is one
+        value = default
     if value is None:
         raise ApiError(400, f"'{key}' is required", param=key, code="missing_required_parameter")
     if not isinstance(value, str):
@@ -180,7 +182,7 @@ def parse_speech(body: Any, voices: Voices, captioned: bool = False) -> SpeechRe
             param="input",
             code="input_too_long",
         )
-    stream_format = body.get("stream_format", "audio")
+    stream_format = body.get("stream_format") or "audio"
     if stream_format not in ("audio", "sse"):
         raise ApiError(
             400, "stream_format must be 'audio' or 'sse'", "stream_format", "invalid_value"

@@ -31,7 +31,7 @@ from wyoming_kokoro.server.http.encoders import (
 )
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
-from wyoming_kokoro.server.redact import for_client
+from wyoming_kokoro.server.redact import for_client, json_failure, loads_json
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import PieceFailed, SynthesisError
 from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
@@ -81,14 +81,16 @@ async def _read_body(request: web.Request, timeout: float) -> object:
         raise ApiError(
             408, f"the body did not arrive within {timeout:g} s", code="timeout", close=True
         ) from None
+    return decode_body(raw)
+
+
+def decode_body(raw: bytes) -> object:
+    """The JSON of a body (its charset was checked: UTF-8), or a 400 that says why not."""
     try:
-        return json.loads(raw.decode("utf-8"))  # the charset was checked
-    except RecursionError:
-        raise ApiError(400, "the request body is nested too deeply", code="invalid_json") from None
-    except ValueError as err:  # also bad UTF-8, and a number of more than 4,300 digits
-        raise ApiError(
-            400, f"the request body is not valid JSON: {err}", code="invalid_json"
-        ) from None
+        return loads_json(raw)
+    except (ValueError, RecursionError) as err:  # also a number of over 4,300 digits
+        why = json_failure(err)
+        raise ApiError(400, f"the request body is {why}", code="invalid_json") from None
 
 
 async def speech(request: web.Request) -> web.StreamResponse:

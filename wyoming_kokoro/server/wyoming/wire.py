@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from wyoming.event import Event
+
+from wyoming_kokoro.server.redact import json_failure, loads_json
 
 # asyncio.StreamReader's line limit; also the longest header line accepted.
 MAX_HEADER_BYTES = 64 * 1024
@@ -23,10 +24,6 @@ MAX_HEADER_BYTES = 64 * 1024
 # RecursionError for deep nesting ("[[[[…") and a plain ValueError for an integer
 # of more than 4,300 digits.
 _JSON_ERRORS = (ValueError, RecursionError)
-
-
-def _brief(err: BaseException) -> str:
-    return str(err)[:200] or type(err).__name__
 
 
 class ProtocolError(ValueError):
@@ -61,9 +58,9 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
     if not line.endswith(b"\n"):
         raise ProtocolError("connection closed in the middle of an event header")
     try:
-        header = json.loads(line)
+        header = loads_json(line.rstrip(b"\r\n"))  # an error on its line, not past it
     except _JSON_ERRORS as err:
-        raise ProtocolError(f"event header is not JSON: {_brief(err)}") from err
+        raise ProtocolError(f"event header is {json_failure(err)}") from err
     if not isinstance(header, dict) or not isinstance(header.get("type"), str):
         raise ProtocolError("event header must be a JSON object with a string 'type'")
     data = header.get("data") or {}
@@ -73,7 +70,7 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
     payload_length = _length(header, "payload_length", limits.max_payload_bytes)
     try:
         if data_length:
-            extra = json.loads(await reader.readexactly(data_length))
+            extra = loads_json(await reader.readexactly(data_length))
             if not isinstance(extra, dict):
                 raise ProtocolError("event data must be a JSON object")
             data.update(extra)
@@ -81,7 +78,7 @@ async def read_event(reader: asyncio.StreamReader, limits: Limits) -> Event | No
     except asyncio.IncompleteReadError as err:
         raise ProtocolError("connection closed in the middle of an event") from err
     except _JSON_ERRORS as err:
-        raise ProtocolError(f"event data is not JSON: {_brief(err)}") from err
+        raise ProtocolError(f"event data is {json_failure(err)}") from err
     return Event(type=header["type"], data=data, payload=payload)
 
 
