@@ -242,9 +242,12 @@ class KokoroHandler:
                 raise ConnectionError("the client hung up during its utterance")
             await finishing  # an event that came meanwhile is handled after it
         except BaseException:
-            finishing.cancel()
-            if utterance.sender is not None:
-                utterance.sender.cancel()
+            # Either may have failed already (a reset ends the read and the write
+            # at once): its failure is this one, so it is retrieved, not logged.
+            for task in (finishing, utterance.sender):
+                if task is not None:
+                    task.cancel()
+                    task.add_done_callback(_retrieve)
             raise
 
     def _check_sender(self) -> None:
@@ -260,6 +263,11 @@ def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None and hasattr(task, "uncancel"):
         task.uncancel()
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _hung_up(incoming: asyncio.Future[Event | None], eof_is_hang_up: bool) -> bool:
