@@ -1,22 +1,24 @@
 """A running server takes up the model's cut once its background process has made it:
 word times come at the next request, not after the worker's idle exit or a restart.
-A real server on a cache without the cut, real HTTP requests, a real cut."""
+A real server on a cache without the cut, real HTTP requests; the cut the server
+waits for is played by the test (support/run_cache.playing_the_cut)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.http_client import http_base, http_server
+from support.run_cache import playing_the_cut
 from support.server_process import ServerProcess, children
 
-from wyoming_kokoro.catalog.cut import VERIFIED
+from wyoming_kokoro.catalog.cut import cut_dir
+from wyoming_kokoro.catalog.files import MODEL_FILES
 
 pytestmark = pytest.mark.model
 
@@ -45,42 +47,39 @@ def captioned(server: ServerProcess) -> list[dict[str, Any]]:
     return words
 
 
-def _cut_at_normal_priority(server: int) -> None:
-    """The cut runs at nice 19 and the other test processes keep the CPU busy: given
-    back a normal priority (where allowed), it is done in minutes."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for pid in children(server):
-            with contextlib.suppress(OSError):
-                if b"synthesis.cutting" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    os.setpriority(os.PRIO_PROCESS, pid, 0)
-                    return
-        time.sleep(0.05)
+def _cutting(server: int) -> bytes:
+    """The command line of the server's cut process (empty while it has none)."""
+    for pid in children(server):
+        with contextlib.suppress(OSError):
+            line = Path(f"/proc/{pid}/cmdline").read_bytes()
+            if b"synthesis.cutting" in line:
+                return line
+    return b""
 
 
-@pytest.mark.timeout(900, func_only=True)  # a cut is a minute of CPU or more under load
+@pytest.mark.timeout(300, func_only=True)
 def test_word_times_come_once_the_cut_is_made_without_a_restart(tmp_path: Path) -> None:
     cache = uncut(Path(os.environ["KOKORO_CACHE_DIR"]), tmp_path / "cache")
+    entry = cut_dir(cache / MODEL_FILES["int8"].name, cache)
+    assert entry is not None
     env = {"KOKORO_CACHE_DIR": str(cache)}
     # The worker would stay for ten minutes: only taking up the cut brings the times.
-    # No teaching: the cut alone is what this is about (and a minute less of CPU).
     args = ("--idle-timeout", "600", "--voice", "jm_kumo", "--no-teaching")
-    with http_server(*args, env=env) as srv:
-        _cut_at_normal_priority(srv.pid)
-        first = captioned(srv)
-        assert [w["word"] for w in first] == TEXT.split()
-        assert all(w["start_time"] is None for w in first), first  # no cut yet: no times
-        (worker,) = srv.workers()
-        made = srv.wait_for(
-            lambda: any((e / VERIFIED).is_file() for e in cache.glob("split*")), 800
-        )
-        assert made, "".join(srv.log)
-        # The mark is the cut process's last step; the server hears of it when it ends.
-        srv.wait_for(lambda: "takes up the cut" in "".join(srv.log), 60)
-        second = captioned(srv)
-        assert srv.proc is not None and srv.proc.poll() is None  # the same server
-        assert [w["word"] for w in second] == TEXT.split()
-        assert all(w["start_time"] is not None for w in second), (second, "".join(srv.log))
-        assert worker not in srv.workers()  # a new worker, with the cut
-        log = "".join(srv.log)  # the cut's own lines are in it too
-        assert "Cut the model" in log and "Teaching voice" not in log  # not in the cut either
+    with contextlib.ExitStack() as held:
+        place = held.enter_context(playing_the_cut(entry))
+        with http_server(*args, env=env) as srv:
+            # The server's cut starts at once, and waits for the lock the test holds.
+            assert srv.wait_for(lambda: "holds the model's cut lock" in "".join(srv.log), 60)
+            assert b"--teach" not in _cutting(srv.pid)  # --no-teaching: not in the cut either
+            first = captioned(srv)
+            assert [w["word"] for w in first] == TEXT.split()
+            assert all(w["start_time"] is None for w in first), first  # no cut yet: no times
+            (worker,) = srv.workers()
+            place()
+            held.close()  # the server's cut finds the model cut, and ends
+            assert srv.wait_for(lambda: "takes up the cut" in "".join(srv.log), 120)
+            second = captioned(srv)
+            assert srv.proc is not None and srv.proc.poll() is None  # the same server
+            assert [w["word"] for w in second] == TEXT.split()
+            assert all(w["start_time"] is not None for w in second), (second, "".join(srv.log))
+            assert worker not in srv.workers()  # a new worker, with the cut

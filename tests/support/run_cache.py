@@ -10,11 +10,12 @@ built again) and holds nothing learned.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 ENV = "KOKORO_CACHE_DIR"
@@ -65,6 +66,28 @@ def unlearned(target: Path) -> Path:
     """`target` made a cache like the run's, with nothing learned: a server there
     finds the cut model (it is not cut again beside the test) and knows no voice."""
     return linked(Path(os.environ[ENV]), target)
+
+
+@contextlib.contextmanager
+def playing_the_cut(entry: Path, run: Path | None = None) -> Iterator[Callable[[], None]]:
+    """The test plays another process's cut of the cache entry `entry`: it holds the
+    cut's lock (a cut a server starts meanwhile waits for it) and, when called, puts
+    the run's own cut in place, linked, as that cut's end would; the lock is released
+    on leaving. The waiting cut then finds the model cut and makes none. A real cut is
+    a minute of CPU: script/test makes the run's, kokoro-say's fresh-install test one."""
+    source = (run or Path(os.environ[ENV])) / entry.name  # `run`: the run's cache
+    assert (source / "verified").is_file(), "the run's cache has no cut model"
+    entry.parent.mkdir(parents=True, exist_ok=True)
+
+    def place() -> None:
+        entry.mkdir(exist_ok=True)
+        for part in source.iterdir():
+            if part.name not in _LEARNED:
+                (entry / part.name).symlink_to(part.resolve())
+
+    with entry.with_name(f"{entry.name}.cut.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield place
 
 
 def shared(name: str, make: Callable[[Path], Path]) -> Path:

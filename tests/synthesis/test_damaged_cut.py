@@ -12,12 +12,12 @@ import hashlib
 import logging
 import os
 import shutil
-import time
 from pathlib import Path
 
 import pytest
 from support.cores import THREADS
-from support.server_process import ServerProcess, children
+from support.run_cache import playing_the_cut
+from support.server_process import ServerProcess
 from support.wyoming_io import run, synthesize
 
 from wyoming_kokoro.catalog.assets import Assets, resolve
@@ -125,38 +125,29 @@ def test_a_cut_marked_before_digests_gets_them_on_its_first_good_load(cache: Pat
     assert _load().cut_model is None
 
 
-def _cut_at_normal_priority(server: int) -> None:
-    """The cut runs at the lowest priority, and other test processes keep the CPU busy:
-    given back a normal one (where allowed), it is done in minutes, not a quarter hour."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        for pid in children(server):
-            with contextlib.suppress(OSError):
-                if b"synthesis.cutting" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    os.setpriority(os.PRIO_PROCESS, pid, 0)  # lowered before its exec
-                    return
-        time.sleep(0.05)
-
-
-@pytest.mark.timeout(900, func_only=True)  # the cut again: a minute of CPU or more under load
+@pytest.mark.timeout(300, func_only=True)
 def test_a_server_on_a_damaged_cut_speaks_then_cuts_the_model_again(cache: Path, listener) -> None:
     """The worker speaks with the whole model at once; the server cuts the model again
-    in the background, and a later burst decodes in windows with the new cut."""
+    in the background, and a later burst decodes in windows with the new cut (played
+    by the test: support/run_cache.playing_the_cut)."""
     entry = own_cut(cache)
     poison(entry / GENERATOR)
     env = {"KOKORO_CACHE_DIR": str(cache)}
-    # No teaching: the cut alone is what this is about (and a minute less of CPU).
-    with ServerProcess("--idle-timeout", "1", "--no-teaching", env=env) as srv:
-        first = run(synthesize(srv.uri, SENTENCE))
-        assert first.errors == [], "".join(srv.log)
-        log = "".join(srv.log)
-        assert log.count(f"{GENERATOR} does not match its sha256") == 1, log
-        assert "whole calls" in log
-        _cut_at_normal_priority(srv.pid)
-        # Cut again (a minute of CPU or more: generous under the tests' load).
-        assert srv.wait_for(lambda: (entry / VERIFIED).is_file(), timeout=800), "".join(srv.log)
-        assert srv.wait_for(lambda: srv.workers() == [], timeout=30)
-        second = run(synthesize(srv.uri, SENTENCE))
-        assert second.errors == [], "".join(srv.log)
-        assert "first calls in windows" in "".join(srv.log), "".join(srv.log)
+    with contextlib.ExitStack() as held:
+        place = held.enter_context(playing_the_cut(entry, _RUN_CACHES[cache]))
+        with ServerProcess("--idle-timeout", "1", "--no-teaching", env=env) as srv:
+            first = run(synthesize(srv.uri, SENTENCE))
+            assert first.errors == [], "".join(srv.log)
+            log = "".join(srv.log)
+            assert log.count(f"{GENERATOR} does not match its sha256") == 1, log
+            assert "whole calls" in log
+            assert not entry.exists()  # removed, and cut again:
+            assert srv.wait_for(lambda: "holds the model's cut lock" in "".join(srv.log), 60)
+            place()
+            held.close()
+            assert srv.wait_for(lambda: "takes up the cut" in "".join(srv.log), 120)
+            assert srv.wait_for(lambda: srv.workers() == [], timeout=30)
+            second = run(synthesize(srv.uri, SENTENCE))
+            assert second.errors == [], "".join(srv.log)
+            assert "first calls in windows" in "".join(srv.log), "".join(srv.log)
     listener.check_later((SENTENCE, SENTENCE), [first.audio, second.audio])
