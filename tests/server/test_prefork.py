@@ -24,7 +24,7 @@ from wyoming_kokoro.server.memory import rss_mb
 pytestmark = pytest.mark.model
 
 SENTENCE = "The garage door has been open for ten minutes."
-ARTICLE = " ".join(["The heating schedule switched to evening mode an hour ago."] * 20)
+ARTICLE = " ".join(["The heating schedule switched to evening mode an hour ago."] * 4)
 
 
 def forked_workers(srv: ServerProcess) -> list[int]:

@@ -219,7 +219,7 @@ def test_a_killed_worker_costs_one_piece_then_recovers(listener) -> None:
             async with AsyncClient.from_uri(srv.uri) as client:
                 from wyoming.tts import Synthesize
 
-                text = "A long reading that will never finish. " * 30
+                text = "A reading its worker dies in the middle of. " * 4
                 await client.write_event(Synthesize(text=text).event())
                 first = await asyncio.wait_for(client.read_event(), 30)
                 assert first is not None and first.type == "audio-start"
