@@ -13,6 +13,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+# onnxruntime's "fatal" log level for these runs: a stopped run otherwise prints our
+# own stop as a coloured error line on stderr. It is read as a run begins, so it holds
+# for every run; a run's real failure still raises (and is logged by us), and the
+# session's own log (loading, providers) keeps its level.
+_QUIET = 4
+
 
 class Interrupted(RuntimeError):
     """A model call was stopped from another thread (see `StopSwitch.interrupt`)."""
@@ -25,6 +31,7 @@ class StopSwitch:
         import onnxruntime as ort
 
         self.options = ort.RunOptions()
+        self.options.log_severity_level = _QUIET
         self._lock = threading.Lock()
         self._running: object = None  # the tag of the call in progress
         self._pending: object = None  # stopped before its run began
