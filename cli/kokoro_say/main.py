@@ -33,6 +33,7 @@ from . import stopping, word_times
 from .captions import CaptionFile
 from .formats import available_formats, format_for
 from .output import AudioSink
+from .progress import PieceLines
 from .reading import read_text
 
 if TYPE_CHECKING:
@@ -262,7 +263,9 @@ def _speak(
     """The pieces into the output; their words' times if `timed`."""
     speech = config.speech
     timeline = Timeline()
-    show_bar = not config.quiet and len(pieces) > 3 and sys.stderr.isatty()
+    long = not config.quiet and len(pieces) > 3
+    show_bar = long and sys.stderr.isatty()
+    lines = PieceLines(len(pieces)) if long and not show_bar else None
     with click.progressbar(
         pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
     ) as bar:
@@ -281,6 +284,8 @@ def _speak(
             else:
                 for pcm in voiced.speak(piece, voicing, lang, awaited=quick):
                     sink.write(pcm)
+            if lines is not None:
+                lines(index + 1)
         sink.write(silence(speech.tail_silence / 1000))
     timeline.close()
     return timeline
