@@ -1,0 +1,167 @@
+"""A PDF (read with pypdf) into chapters: its text layer, cut where its outline's
+entries (bookmarks) point, at the line that shows the entry's title on that page.
+
+A PDF without an outline is one chapter. A PDF whose pages hold no text (a scan) or
+that is locked by a password is refused with a message saying what would help.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kokoro_say.book import Book, BookError, Chapter
+
+from .pdf_text import paragraphs, running_lines
+from .plain import HEADING
+from .sections import name_title, says_something
+
+_LOGGER = logging.getLogger("kokoro_say")
+
+
+@dataclass(frozen=True)
+class _Mark:
+    title: str
+    page: int
+
+
+def read_pdf_book(path: Path, data: bytes) -> Book:
+    reader = _open(path.name, data)
+    try:
+        marks = _marks(reader)
+        raw = [_lines(page) for page in reader.pages]
+        info = reader.metadata
+    except Exception as err:  # pypdf's errors on a damaged file are many and deep
+        _LOGGER.debug("pypdf could not read %s", path.name, exc_info=True)
+        raise BookError(f"cannot read {path.name}: it is not a valid PDF") from err
+    if not any(says_something(line) for lines in raw for line in lines):
+        raise BookError(
+            f"{path.name} has no text layer (a scan?): run OCR on it first, then read it"
+        )
+    # A chapter's heading at the top of its page is no running head.
+    titles = [m.title for m in marks]
+    keep = {
+        line
+        for lines in raw
+        for line in lines
+        if _is_heading(line, titles) or HEADING.fullmatch(line)
+    }
+    pages = running_lines(raw, keep)
+    title = _field(info, "title") or name_title(path)
+    return Book(
+        title=title,
+        author=_field(info, "author"),
+        language=None,
+        cover=None,
+        chapters=tuple(_chapters(pages, marks, title)),
+    )
+
+
+def _open(name: str, data: bytes) -> Any:
+    from pypdf import PdfReader  # only when a PDF is read
+    from pypdf.errors import PyPdfError
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise BookError(
+                f"{name} is protected by a password: remove it (with the password) "
+                "and read the copy"
+            )
+        if not len(reader.pages):
+            raise ValueError("no pages")
+    except BookError:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as err:
+        _LOGGER.debug("pypdf could not open %s", name, exc_info=True)
+        raise BookError(f"cannot read {name}: it is not a valid PDF") from err
+    return reader
+
+
+def _lines(page: Any) -> list[str]:
+    text = page.extract_text() or ""
+    return [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+
+
+def _marks(reader: Any) -> list[_Mark]:
+    marks: list[_Mark] = []
+
+    def walk(items: Any) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item)
+                continue
+            try:
+                page = reader.get_destination_page_number(item)
+            except Exception:  # an entry that points nowhere in this file
+                continue
+            if page is not None and page >= 0:
+                marks.append(_Mark(" ".join(str(item.title or "").split()), page))
+
+    walk(reader.outline)
+    return marks
+
+
+def _chapters(pages: list[list[str]], marks: list[_Mark], opening: str) -> list[Chapter]:
+    """Cut at each mark's heading line (or its page's first line), in reading order."""
+    cuts: dict[tuple[int, int], list[str]] = {}
+    for mark in marks:
+        at = (
+            mark.page,
+            _heading_line(pages[mark.page], mark.title) if mark.page < len(pages) else 0,
+        )
+        cuts.setdefault(at, []).append(mark.title)
+    starts = sorted(cuts)
+    lines = [(p, i, line) for p, page in enumerate(pages) for i, line in enumerate(page)]
+    document = "\n".join(line for _, _, line in lines)
+    bounds = [(0, 0), *starts, (len(pages), 0)]
+    out = []
+    carried: tuple[str, str] | None = None  # a heading with nothing under it: goes on
+    for n, (start, end) in enumerate(itertools.pairwise(bounds)):
+        part = [line for p, i, line in lines if start <= (p, i) < end]
+        if n == 0:
+            if part:
+                out.append(Chapter(title=opening, text="\n\n".join(paragraphs(part, document))))
+            continue
+        title = ": ".join(t for t in cuts[start] if t) or opening
+        heading = [part.pop(0)] if part and _is_heading(part[0], cuts[start]) else []
+        if carried is not None:
+            title, heading = f"{carried[0]}: {title}", [carried[1], *heading]
+            carried = None
+        if heading and not part and n < len(bounds) - 2:
+            carried = (title, "\n\n".join(heading))  # "Part One", then its first chapter
+            continue
+        out.append(Chapter(title=title, text="\n\n".join(heading + paragraphs(part, document))))
+    return out
+
+
+def _heading_line(lines: list[str], title: str) -> int:
+    for i, line in enumerate(lines):
+        if _shows(line, title):
+            return i
+    return 0
+
+
+def _is_heading(line: str, titles: list[str]) -> bool:
+    return any(_shows(line, t) for t in titles)
+
+
+def _shows(line: str, title: str) -> bool:
+    """The line shows the title, maybe with more after it ("Chapter 1" in "Chapter 1 Home")."""
+    shape, seen = _shape(title), _shape(line)
+    return bool(shape) and (seen == shape or seen.startswith(shape + " "))
+
+
+def _shape(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def _field(info: Any, name: str) -> str | None:
+    value = getattr(info, name, None) if info is not None else None
+    text = " ".join(str(value).split()) if value else ""
+    return text or None

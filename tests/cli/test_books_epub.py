@@ -1,0 +1,218 @@
+"""EPUBs built here with ebooklib, read into chapters (issue 58): the table of contents
+gives the chapters, in the spine's order; notes, their markers and alt text are not
+read; tables are read row by row; DRM, a missing TOC and empty chapters are handled."""
+
+from __future__ import annotations
+
+import logging
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from ebooklib import epub
+from kokoro_say.book import Book, BookError
+from kokoro_say.books import read_book
+
+WORD = re.compile(r"\w+")
+PNG = (  # a 1x1 PNG
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00"
+    b"\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
+    b"\x00\x00\x00\x00IEND\xaeB`\x82"
+)
+
+
+def doc(name: str, body: str, title: str = "") -> epub.EpubHtml:
+    item = epub.EpubHtml(uid=name.split(".")[0], title=title or name, file_name=name, lang="en")
+    item.content = f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+    return item
+
+
+def make_epub(
+    path: Path,
+    docs: list[epub.EpubHtml],
+    toc: list | None = None,
+    *,
+    cover: bytes | None = None,
+    spine: list | None = None,
+) -> Path:
+    book = epub.EpubBook()
+    book.set_identifier("id-58")
+    book.set_title("The Test Book")
+    book.set_language("en-GB")
+    book.add_author("Ada Writer")
+    if cover is not None:
+        book.set_cover("cover.png", cover)
+    for item in docs:
+        book.add_item(item)
+    book.toc = toc if toc is not None else [epub.Link(d.file_name, d.title, d.id) for d in docs]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = spine if spine is not None else ["nav", *docs]
+    epub.write_epub(str(path), book)
+    return path
+
+
+def titles(book: Book) -> list[str]:
+    return [c.title for c in book.chapters]
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text)
+
+
+def test_chapters_come_from_the_toc_in_spine_order_with_the_books_tags(tmp_path):
+    docs = [
+        doc("one.xhtml", "<h1>Chapter One</h1><p>The first words.</p>", "Chapter One"),
+        doc("two.xhtml", "<h1>Chapter Two</h1><p>The second words.</p>", "Chapter Two"),
+    ]
+    book = read_book(make_epub(tmp_path / "b.epub", docs, cover=PNG))
+    assert (book.title, book.author, book.language) == ("The Test Book", "Ada Writer", "en-GB")
+    assert titles(book) == ["Chapter One", "Chapter Two"]
+    assert book.chapters[0].text == "Chapter One\n\nThe first words."
+    assert book.cover is not None and book.cover.data == PNG and book.cover.mime == "image/png"
+
+
+def test_a_nested_toc_is_flattened_in_order(tmp_path):
+    docs = [
+        doc("p1.xhtml", "<h1>Part One</h1>"),
+        doc("c1.xhtml", "<h2>Chapter 1</h2><p>Alpha.</p>"),
+        doc("c2.xhtml", "<h2>Chapter 2</h2><p>Beta.</p>"),
+        doc("c3.xhtml", "<h2>Chapter 3</h2><p>Gamma.</p>"),
+    ]
+    links = [
+        epub.Link(d.file_name, t, d.id)
+        for d, t in zip(docs, ["", "Ch 1", "Ch 2", "Ch 3"], strict=True)
+    ]
+    toc = [(epub.Section("Part One", href="p1.xhtml"), [links[1], links[2]]), links[3]]
+    book = read_book(make_epub(tmp_path / "n.epub", docs, toc))
+    assert titles(book) == ["Part One", "Ch 1", "Ch 2", "Ch 3"]
+    assert [words(c.text) for c in book.chapters][1:] == [
+        ["Chapter", "1", "Alpha"],
+        ["Chapter", "2", "Beta"],
+        ["Chapter", "3", "Gamma"],
+    ]
+
+
+def test_toc_entries_in_one_file_split_it_at_their_anchors(tmp_path):
+    body = (
+        '<p>Before anything.</p><h2 id="a">First</h2><p>One.</p>'
+        '<section id="b"><h2>Second</h2><p>Two.</p></section><p>Still two.</p>'
+    )
+    docs = [doc("all.xhtml", body)]
+    toc = [epub.Link("all.xhtml#a", "First", "a"), epub.Link("all.xhtml#b", "Second", "b")]
+    book = read_book(make_epub(tmp_path / "a.epub", docs, toc))
+    assert titles(book) == ["The Test Book", "First", "Second"]
+    assert [words(c.text) for c in book.chapters] == [
+        ["Before", "anything"],
+        ["First", "One"],
+        ["Second", "Two", "Still", "two"],
+    ]
+
+
+def test_spine_documents_not_in_the_toc_join_the_chapter_before(tmp_path):
+    docs = [
+        doc("c1.xhtml", "<h1>One</h1><p>Start.</p>"),
+        doc("c1b.xhtml", "<p>Continued in a second file.</p>"),
+        doc("c2.xhtml", "<h1>Two</h1><p>End.</p>"),
+    ]
+    toc = [epub.Link("c1.xhtml", "One", "c1"), epub.Link("c2.xhtml", "Two", "c2")]
+    book = read_book(make_epub(tmp_path / "s.epub", docs, toc))
+    assert titles(book) == ["One", "Two"]
+    assert words(book.chapters[0].text) == [
+        "One",
+        "Start",
+        "Continued",
+        "in",
+        "a",
+        "second",
+        "file",
+    ]
+
+
+def test_notes_and_their_markers_are_not_read(tmp_path):
+    body = (
+        "<h1>Notes</h1>"
+        '<p>A claim<a epub:type="noteref" href="#n1">1</a> and another'
+        '<sup><a href="#n2">2</a></sup> and a third<a href="#n3">[3]</a>.</p>'
+        '<aside epub:type="footnote" id="n1"><p>Source one.</p></aside>'
+        '<div role="doc-endnote" id="n2"><p>Source two.</p></div>'
+        '<ol epub:type="endnotes"><li id="n3">Source three.</li></ol>'
+    )
+    book = read_book(make_epub(tmp_path / "f.epub", [doc("f.xhtml", body, "Notes")]))
+    assert book.chapters[0].text == "Notes\n\nA claim and another and a third."
+
+
+def test_a_table_is_read_row_by_row_and_alt_text_is_not_read(tmp_path):
+    body = (
+        "<h1>Data</h1><table><tr><th>City</th><th>People</th></tr>"
+        "<tr><td>Oslo</td><td>700,000</td></tr></table>"
+        '<figure><img src="x.png" alt="a blurry photo of a harbour"/>'
+        "<figcaption>The harbour at dawn.</figcaption></figure>"
+        '<p>Text <img src="y.png" alt="decorative swirl"/>goes on.</p>'
+    )
+    book = read_book(make_epub(tmp_path / "t.epub", [doc("t.xhtml", body, "Data")]))
+    assert book.chapters[0].text == (
+        "Data\n\nCity, People\nOslo, 700,000\n\nThe harbour at dawn.\n\nText goes on."
+    )
+
+
+def test_a_chapter_with_nothing_to_say_is_dropped_with_a_warning(tmp_path, caplog):
+    docs = [
+        doc("c1.xhtml", "<h1>One</h1><p>Words.</p>", "One"),
+        doc("plate.xhtml", '<img src="plate.png" alt="A map"/>', "Map of the Island"),
+        doc("c2.xhtml", "<h1>Two</h1><p>More.</p>", "Two"),
+    ]
+    with caplog.at_level(logging.WARNING, logger="kokoro_say"):
+        book = read_book(make_epub(tmp_path / "e.epub", docs))
+    assert titles(book) == ["One", "Two"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages == ['1 chapter with nothing to say left out: "Map of the Island"']
+
+
+def test_without_a_toc_chapters_are_the_spine_documents_first_headings(tmp_path):
+    docs = [
+        doc("c1.xhtml", "<h1>The Start</h1><p>Once.</p>"),
+        doc("c2.xhtml", "<p>No heading here.</p>"),
+        doc("c3.xhtml", "<div><h2>The End</h2><h2>Not a title</h2><p>Twice.</p></div>"),
+    ]
+    book = read_book(make_epub(tmp_path / "x.epub", docs, toc=[]))
+    assert titles(book) == ["The Start", "The End"]
+    assert words(book.chapters[0].text) == ["The", "Start", "Once", "No", "heading", "here"]
+
+
+def test_a_book_protected_by_drm_is_refused(tmp_path):
+    path = make_epub(tmp_path / "drm.epub", [doc("c1.xhtml", "<p>Secret.</p>")])
+    encryption = (
+        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#">'
+        '<enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/'
+        'xmlenc#aes128-cbc"/><enc:CipherData><enc:CipherReference URI="EPUB/c1.xhtml"/>'
+        "</enc:CipherData></enc:EncryptedData></encryption>"
+    )
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("META-INF/encryption.xml", encryption)
+    with pytest.raises(BookError, match=r"^drm\.epub is protected by DRM"):
+        read_book(path)
+
+
+def test_obfuscated_fonts_are_not_drm(tmp_path):
+    path = make_epub(tmp_path / "font.epub", [doc("c1.xhtml", "<p>Open.</p>")])
+    encryption = (
+        '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" '
+        'xmlns:enc="http://www.w3.org/2001/04/xmlenc#">'
+        '<enc:EncryptedData><enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/'
+        'embedding"/><enc:CipherData><enc:CipherReference URI="EPUB/fonts/a.otf"/>'
+        "</enc:CipherData></enc:EncryptedData></encryption>"
+    )
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("META-INF/encryption.xml", encryption)
+    assert words(read_book(path).chapters[0].text) == ["Open"]
+
+
+@pytest.mark.parametrize("data", [b"", b"PK\x03\x04 not really a zip", b"%PDF-1.4"])
+def test_a_file_that_is_no_epub_is_a_short_error(tmp_path, data):
+    path = tmp_path / "broken.epub"
+    path.write_bytes(data)
+    with pytest.raises(BookError, match=r"^cannot read broken\.epub: it is not a valid EPUB"):
+        read_book(path)

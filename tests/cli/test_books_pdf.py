@@ -1,0 +1,201 @@
+"""PDFs built here with fpdf2, read into chapters (issue 58): the outline gives the
+chapters; running headers, page numbers and hyphenation at line ends are not read; a
+PDF without text, or locked by a password, is a clear error."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pytest
+from fpdf import FPDF
+from kokoro_say.book import BookError
+from kokoro_say.books import read_book
+from PIL import Image
+
+WORD = re.compile(r"[\w-]+")
+
+
+class Printed(FPDF):
+    """A book's pages with a running header and a page number at the foot."""
+
+    running = True
+
+    def header(self) -> None:
+        if self.running:
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 8, "The Printed Book", align="C", new_x="LMARGIN", new_y="NEXT")
+            self.ln(4)
+
+    def footer(self) -> None:
+        if self.running:
+            self.set_y(-15)
+            self.set_font("Helvetica", size=9)
+            self.cell(0, 8, str(self.page_no()), align="C")
+
+
+def new_pdf(running: bool = True) -> Printed:
+    pdf = Printed()
+    pdf.running = running
+    pdf.set_title("The Printed Book")
+    pdf.set_author("Pat Printer")
+    pdf.set_font("Helvetica", size=12)
+    return pdf
+
+
+def lines(pdf: FPDF, *texts: str) -> None:
+    for text in texts:
+        pdf.cell(0, 7, text, new_x="LMARGIN", new_y="NEXT")
+
+
+def heading(pdf: FPDF, title: str, level: int = 0) -> None:
+    pdf.start_section(title, level=level)
+    pdf.set_font("Helvetica", "B", 16)
+    lines(pdf, title)
+    pdf.set_font("Helvetica", size=12)
+
+
+def save(pdf: FPDF, path: Path) -> Path:
+    pdf.output(str(path))
+    return path
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text)
+
+
+def test_chapters_come_from_the_outline_and_start_at_their_heading(tmp_path):
+    pdf = new_pdf()
+    pdf.add_page()
+    lines(pdf, "A title page line.")
+    heading(pdf, "Chapter One")
+    lines(pdf, "The first chapter starts on the title page.")
+    pdf.add_page()
+    lines(pdf, "It goes on on the next page.")
+    heading(pdf, "A Part", level=0)
+    heading(pdf, "Chapter Two", level=1)
+    lines(pdf, "The second chapter.")
+    pdf.add_page()
+    lines(pdf, "Its end.")
+    book = read_book(save(pdf, tmp_path / "book.pdf"))
+    assert (book.title, book.author) == ("The Printed Book", "Pat Printer")
+    assert [c.title for c in book.chapters] == [
+        "The Printed Book",
+        "Chapter One",
+        "A Part: Chapter Two",
+    ]
+    assert [words(c.text) for c in book.chapters] == [
+        ["A", "title", "page", "line"],
+        [
+            "Chapter",
+            "One",
+            "The",
+            "first",
+            "chapter",
+            "starts",
+            "on",
+            "the",
+            "title",
+            "page",
+            "It",
+            "goes",
+            "on",
+            "on",
+            "the",
+            "next",
+            "page",
+        ],
+        ["A", "Part", "Chapter", "Two", "The", "second", "chapter", "Its", "end"],
+    ]
+
+
+def test_running_headers_and_page_numbers_are_not_read(tmp_path):
+    pdf = new_pdf()
+    for n in range(4):
+        pdf.add_page()
+        lines(pdf, f"Page {n} has words of its own.")
+    book = read_book(save(pdf, tmp_path / "pages.pdf"))
+    assert [words(c.text) for c in book.chapters] == [
+        [w for n in range(4) for w in f"Page {n} has words of its own".split()]
+    ]
+
+
+def test_hyphens_at_line_ends_are_joined_unless_the_word_has_one(tmp_path):
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    lines(
+        pdf,
+        "A well-known rule: in this exam-",
+        "ple the word was cut, and this well-",
+        "known one was not; Jean-",
+        "Paul Sartre agrees with every-",
+        "one here, as do twenty-",
+        "two others.",
+    )
+    book = read_book(save(pdf, tmp_path / "h.pdf"))
+    assert book.chapters[0].text == (
+        "A well-known rule: in this example the word was cut, and this well-known one was "
+        "not; Jean-Paul Sartre agrees with everyone here, as do twenty-two others."
+    )
+
+
+def test_lines_join_into_paragraphs_that_end_where_a_short_line_ends_a_sentence(tmp_path):
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    lines(
+        pdf,
+        "This paragraph is long enough to wrap across the page width and goes",
+        "on to a second line that ends it.",
+        "A new paragraph starts here and is also long enough to wrap across",
+        "the page.",
+    )
+    text = read_book(save(pdf, tmp_path / "p.pdf")).chapters[0].text
+    assert text.split("\n\n") == [
+        "This paragraph is long enough to wrap across the page width and goes on to a second "
+        "line that ends it.",
+        "A new paragraph starts here and is also long enough to wrap across the page.",
+    ]
+
+
+def test_a_pdf_without_an_outline_is_one_chapter_named_by_its_title(tmp_path):
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    lines(pdf, "Just words.")
+    book = read_book(save(pdf, tmp_path / "x.pdf"))
+    assert [(c.title, c.text) for c in book.chapters] == [("The Printed Book", "Just words.")]
+
+
+def test_a_scanned_pdf_without_text_says_to_run_ocr(tmp_path):
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    scan = io.BytesIO()
+    Image.new("L", (60, 80), 200).save(scan, format="PNG")
+    pdf.image(scan, x=10, y=10, w=180)
+    with pytest.raises(BookError, match=r"^scan\.pdf has no text layer.*OCR"):
+        read_book(save(pdf, tmp_path / "scan.pdf"))
+
+
+def test_a_pdf_locked_by_a_password_is_refused_and_one_only_restricted_is_read(tmp_path):
+    locked = new_pdf(running=False)
+    locked.add_page()
+    lines(locked, "Secret words.")
+    locked.set_encryption(owner_password="owner", user_password="user")
+    with pytest.raises(BookError, match=r"^locked\.pdf is protected by a password"):
+        read_book(save(locked, tmp_path / "locked.pdf"))
+    restricted = new_pdf(running=False)
+    restricted.add_page()
+    lines(restricted, "Open words.")
+    restricted.set_encryption(owner_password="owner")
+    assert words(read_book(save(restricted, tmp_path / "r.pdf")).chapters[0].text) == [
+        "Open",
+        "words",
+    ]
+
+
+@pytest.mark.parametrize("data", [b"", b"%PDF-1.7\n garbage", b"PK\x03\x04"])
+def test_a_file_that_is_no_pdf_is_a_short_error(tmp_path, data):
+    path = tmp_path / "bad.pdf"
+    path.write_bytes(data)
+    with pytest.raises(BookError, match=r"^cannot read bad\.pdf: it is not a valid PDF"):
+        read_book(path)
