@@ -130,6 +130,20 @@ def test_spine_documents_not_in_the_toc_join_the_chapter_before(tmp_path):
     ]
 
 
+def test_spine_documents_out_of_the_reading_order_are_read_only_if_the_toc_names_them(tmp_path):
+    docs = [
+        doc("c1.xhtml", "<h1>One</h1><p>Start.</p>"),
+        doc("pop.xhtml", "<p>A pop-up note, not part of the reading order.</p>"),
+        doc("c2.xhtml", "<h1>Two</h1><p>End.</p>"),
+        doc("map.xhtml", "<h1>Map</h1><p>Described in the appendix.</p>"),
+    ]
+    toc = [epub.Link(f"{n}.xhtml", n.title(), n) for n in ("c1", "c2", "map")]
+    spine = ["nav", docs[0], (docs[1], "no"), docs[2], (docs[3], "no")]
+    book = read_book(make_epub(tmp_path / "l.epub", docs, toc, spine=spine))
+    assert titles(book) == ["C1", "C2", "Map"]
+    assert words(book.chapters[0].text) == ["One", "Start"]
+
+
 def test_notes_and_their_markers_are_not_read(tmp_path):
     body = (
         "<h1>Notes</h1>"

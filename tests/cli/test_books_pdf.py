@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 from fpdf import FPDF
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kokoro_say.book import BookError
 from kokoro_say.books import read_book
+from kokoro_say.books.pdf_text import paragraphs, written
 from PIL import Image
 
 WORD = re.compile(r"[\w-]+")
@@ -199,3 +202,24 @@ def test_a_file_that_is_no_pdf_is_a_short_error(tmp_path, data):
     path.write_bytes(data)
     with pytest.raises(BookError, match=r"^cannot read bad\.pdf: it is not a valid PDF"):
         read_book(path)
+
+
+_PDF_LINE = st.lists(
+    st.one_of(
+        st.from_regex(r"[A-Za-z]{1,9}", fullmatch=True),
+        st.from_regex(r"[A-Za-z]{1,6}-", fullmatch=True),
+        st.sampled_from(["well-known", "the end.", "12", "Jean-", "Paul", "—", "x-"]),
+    ),
+    min_size=1,
+    max_size=8,
+).map(" ".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(lines=st.lists(_PDF_LINE, max_size=12))
+def test_joining_lines_loses_and_adds_no_letter(lines):
+    """Whatever the lines, paragraphs hold the same letters in the same order: only
+    spaces, line ends and hyphens at a line's end may change."""
+    out = paragraphs(lines, written(lines))
+    assert re.sub(r"\W", "", "".join(out)) == re.sub(r"\W", "", "".join(lines))
+    assert all(p.strip() == p and p for p in out)

@@ -43,10 +43,11 @@ def read_epub_book(path: Path, data: bytes) -> Book:
         raise BookError(f"cannot read {path.name}: it is not a valid EPUB") from err
     refuse_drm(archive, path.name)
     book = _load(data, path.name)
-    docs = _spine_documents(book)
+    flat = _flat(book.toc)
+    docs = _reading_order(_spine_documents(book), flat)
     pages = [read_page(_text(item)) for item in docs]
     names = {item.get_name(): i for i, item in enumerate(docs)}
-    entries = _entries(_flat(book.toc), names, pages)
+    entries = _entries(flat, names, pages)
     title = _metadata(book, "title")
     if entries:
         chapters = _by_toc(entries, pages, title or path.stem)
@@ -72,16 +73,25 @@ def _load(data: bytes, name: str) -> Any:
         raise BookError(f"cannot read {name}: it is not a valid EPUB") from err
 
 
-def _spine_documents(book: Any) -> list[Any]:
+def _spine_documents(book: Any) -> list[tuple[Any, bool]]:
+    """The spine's documents, each with whether it is in the reading order (linear)."""
     from ebooklib import epub
 
     docs = []
-    for idref, _linear in book.spine:
+    for idref, linear in book.spine:
         item = book.get_item_with_id(idref)
         # The navigation document is the table of contents: heard as chapter marks.
         if isinstance(item, epub.EpubHtml) and not isinstance(item, epub.EpubNav):
-            docs.append(item)
+            docs.append((item, str(linear).lower() != "no"))
     return docs
+
+
+def _reading_order(spine: list[tuple[Any, bool]], flat: list[tuple[str, str]]) -> list[Any]:
+    """A document out of the reading order (a pop-up note, an answer) is read only
+    where the table of contents names it."""
+    names = {item.get_name(): i for i, (item, _) in enumerate(spine)}
+    named = {_find(posixpath.normpath(unquote(href).partition("#")[0]), names) for _, href in flat}
+    return [item for i, (item, linear) in enumerate(spine) if linear or i in named]
 
 
 def _text(item: Any) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from kokoro_say.book import Book, BookError, Chapter
 
-from .pdf_text import paragraphs, running_lines
+from .pdf_text import paragraphs, running_lines, written
 from .plain import HEADING
 from .sections import name_title, says_something
 
@@ -118,7 +118,7 @@ def _chapters(pages: list[list[str]], marks: list[_Mark], opening: str) -> list[
         cuts.setdefault(at, []).append(mark.title)
     starts = sorted(cuts)
     lines = [(p, i, line) for p, page in enumerate(pages) for i, line in enumerate(page)]
-    document = "\n".join(line for _, _, line in lines)
+    document = written([line for _, _, line in lines])
     bounds = [(0, 0), *starts, (len(pages), 0)]
     out = []
     carried: tuple[str, str] | None = None  # a heading with nothing under it: goes on

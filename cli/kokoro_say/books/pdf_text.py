@@ -22,6 +22,7 @@ _PAGE_NUMBER = re.compile(
 _NUMBERS = re.compile(r"\d+")
 _HYPHENATED = re.compile(r"(\w+)-$")
 _NEXT_WORD = re.compile(r"(\w+)(.*)", re.S)
+_WRITTEN = re.compile(r"\w+(?:-\w+)*")
 # A line that ends a sentence and stops short of the page's width ends its paragraph.
 _ENDS_SENTENCE = re.compile(r"[.!?:…]['\")\]\u201d\u2019]*$")
 _SHORT = 0.85
@@ -57,9 +58,20 @@ def running_lines(pages: list[list[str]], keep: set[str]) -> list[list[str]]:
     return out
 
 
-def paragraphs(lines: list[str], document: str) -> list[str]:
-    """Lines joined into paragraphs; `document` (all of the text) shows how the book
-    writes the words cut at a line's end."""
+def written(lines: list[str]) -> frozenset[str]:
+    """The words a document writes within its lines, hyphenated ones whole and in parts
+    (what shows how it writes a word cut at a line's end)."""
+    words: set[str] = set()
+    for line in lines:
+        for word in _WRITTEN.findall(line.rstrip("-")):
+            words.add(word)
+            words.update(word.split("-"))
+    return frozenset(words)
+
+
+def paragraphs(lines: list[str], document: frozenset[str]) -> list[str]:
+    """Lines joined into paragraphs; `document` (`written()` of all of the text) shows
+    how the book writes the words cut at a line's end."""
     width = max((len(line) for line in lines), default=0)
     out: list[str] = []
     current = ""
@@ -73,7 +85,7 @@ def paragraphs(lines: list[str], document: str) -> list[str]:
     return out
 
 
-def _joined(before: str, line: str, document: str) -> str:
+def _joined(before: str, line: str, document: frozenset[str]) -> str:
     cut = _HYPHENATED.search(before)
     following = _NEXT_WORD.match(line)
     if cut is None or following is None:
@@ -83,7 +95,7 @@ def _joined(before: str, line: str, document: str) -> str:
     return before[: cut.start()] + head + ("-" if whole else "") + tail + following[2]
 
 
-def keeps_hyphen(head: str, tail: str, document: str) -> bool:
+def keeps_hyphen(head: str, tail: str, document: frozenset[str]) -> bool:
     """Whether "head-" at a line's end and "tail" on the next are a hyphenated word.
 
     As the document writes it elsewhere, if it does; a name or number after the hyphen
@@ -91,9 +103,9 @@ def keeps_hyphen(head: str, tail: str, document: str) -> bool:
     ("every-one" is "everyone"), a compound of two words ("well-known"), or a word the
     typesetter cut ("exam-ple").
     """
-    if re.search(rf"\b{re.escape(head)}-{re.escape(tail)}\b", document):
+    if f"{head}-{tail}" in document:
         return True
-    if re.search(rf"\b{re.escape(head + tail)}\b", document):
+    if head + tail in document:
         return False
     if tail[0].isupper() or tail[0].isdigit():
         return True
