@@ -57,7 +57,7 @@ def test_a_page_without_headings_is_one_chapter_named_by_its_title_or_file(tmp_p
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.text(max_size=300))
 def test_any_html_reads_or_fails_with_a_book_error(tmp_path, data):
@@ -70,7 +70,7 @@ def test_any_html_reads_or_fails_with_a_book_error(tmp_path, data):
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     paras=st.lists(

@@ -215,7 +215,7 @@ _PDF_LINE = st.lists(
 ).map(" ".join)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(lines=st.lists(_PDF_LINE, max_size=12))
 def test_joining_lines_loses_and_adds_no_letter(lines):
     """Whatever the lines, paragraphs hold the same letters in the same order: only
