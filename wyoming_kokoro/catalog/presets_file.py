@@ -254,3 +254,16 @@ def load_presets(
 ) -> dict[str, Preset]:
     """Every data dir's presets; a name in an earlier dir wins."""
     return PresetFiles(data_dirs).load(installed)
+
+
+# For presets_writing.py (a preset saved from the page): the reader's own checks, so
+# a preset written by the server reads back as it was saved, or is refused in the
+# words this reader would log for it.
+def preset_from_fields(name: str, fields: dict[str, Any], installed: tuple[str, ...]) -> Preset:
+    """A preset from an entry's name and fields as read from a file; ValueError if bad."""
+    return _preset(name, fields, installed)
+
+
+def presets_root(text: str, source: str) -> Any:
+    """A file's top mapping node with its line marks (None: empty); PresetsFileError."""
+    return _root(text, source)

@@ -53,6 +53,19 @@ def reading_language(text: str, lang: str) -> str:
     return lang
 
 
+def lexicon_entry(line: str) -> tuple[str, str] | None:
+    """One line of a lexicon as (word in lower case, pronunciation); None for a blank
+    line or a comment; ValueError if it is not `word pronunciation`. The one place
+    that says what a line means (the page's saves are checked by it too)."""
+    line = line.strip()
+    if not line or line.startswith("#"):
+        return None
+    parts = line.split(None, 1)
+    if len(parts) != 2:
+        raise ValueError("expected 'word pronunciation'")
+    return parts[0].lower(), parts[1].strip()
+
+
 def load_lexicon(path: Path) -> dict[str, str]:
     """Read a pronunciation lexicon: one `word<TAB or spaces>pronunciation` per line.
 
@@ -89,19 +102,20 @@ def load_lexicon(path: Path) -> dict[str, str]:
         except UnicodeDecodeError as err:
             skip(number, f"not UTF-8 (byte {err.start + 1}). Save the file as UTF-8")
             continue
-        if not line or line.startswith("#"):
+        try:
+            entry = lexicon_entry(line)
+        except ValueError as err:
+            skip(number, str(err))
             continue
-        parts = line.split(None, 1)
-        if len(parts) != 2:
-            skip(number, "expected 'word pronunciation'")
+        if entry is None:
             continue
-        word = parts[0].lower()
+        word, pronunciation = entry
         if word not in entries and len(entries) >= MAX_LEXICON_ENTRIES:
             _LOGGER.warning(
                 "%s:%d: more than %d entries; the rest left out", path, number, MAX_LEXICON_ENTRIES
             )
             break
-        entries[word] = parts[1].strip()
+        entries[word] = pronunciation
     if skipped > MAX_WARNINGS:
         _LOGGER.warning("%s: %d lines skipped in all", path, skipped)
     return entries
