@@ -35,6 +35,7 @@ def make_epub(
     *,
     cover: bytes | None = None,
     spine: list | None = None,
+    nav: bool = True,
 ) -> Path:
     book = epub.EpubBook()
     book.set_identifier("id-58")
@@ -47,8 +48,9 @@ def make_epub(
         book.add_item(item)
     book.toc = toc if toc is not None else [epub.Link(d.file_name, d.title, d.id) for d in docs]
     book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    book.spine = spine if spine is not None else ["nav", *docs]
+    if nav:
+        book.add_item(epub.EpubNav())
+    book.spine = spine if spine is not None else [*(["nav"] if nav else []), *docs]
     epub.write_epub(str(path), book)
     return path
 
@@ -71,6 +73,16 @@ def test_chapters_come_from_the_toc_in_spine_order_with_the_books_tags(tmp_path)
     assert titles(book) == ["Chapter One", "Chapter Two"]
     assert book.chapters[0].text == "Chapter One\n\nThe first words."
     assert book.cover is not None and book.cover.data == PNG and book.cover.mime == "image/png"
+
+
+def test_an_epub2_book_has_its_chapters_from_the_ncx(tmp_path):
+    docs = [
+        doc("text/one.xhtml", "<h1>One</h1><p>First.</p>", "First chapter"),
+        doc("text/two.xhtml", "<h1>Two</h1><p>Second.</p>", "Second chapter"),
+    ]
+    book = read_book(make_epub(tmp_path / "old.epub", docs, nav=False))
+    assert titles(book) == ["First chapter", "Second chapter"]
+    assert [words(c.text) for c in book.chapters] == [["One", "First"], ["Two", "Second"]]
 
 
 def test_a_nested_toc_is_flattened_in_order(tmp_path):

@@ -102,6 +102,13 @@ def test_ssml_is_forced_whatever_the_files_name(tmp_path):
     assert chapter.ssml and chapter.text == SSML
 
 
+def test_a_book_or_pdf_is_not_read_as_ssml(tmp_path):
+    path = tmp_path / "book.epub"
+    path.write_bytes(b"PK\x03\x04")
+    with pytest.raises(BookError, match=r"^book\.epub is an EPUB, not SSML"):
+        read_book(path, ssml=True)
+
+
 def test_ssml_that_declares_a_dtd_is_refused_before_anything_is_spoken(tmp_path):
     text = '<!DOCTYPE speak [<!ENTITY a "aaaa">]><speak>&a;</speak>'
     with pytest.raises(BookError, match=r"^cannot read bad\.ssml: "):

@@ -5,6 +5,7 @@ PDF without text, or locked by a password, is a clear error."""
 from __future__ import annotations
 
 import io
+import logging
 import re
 from pathlib import Path
 
@@ -223,3 +224,19 @@ def test_joining_lines_loses_and_adds_no_letter(lines):
     out = paragraphs(lines, written(lines))
     assert re.sub(r"\W", "", "".join(out)) == re.sub(r"\W", "", "".join(lines))
     assert all(p.strip() == p and p for p in out)
+
+
+def test_a_flaw_pypdf_reads_past_is_no_warning_for_the_listener(tmp_path, caplog):
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    lines(pdf, "Flawed words.")
+    data = bytes(pdf.output())
+    offset = re.search(rb"startxref\s+(\d+)", data)
+    assert offset is not None
+    flawed = data[: offset.start(1)] + b"%d" % (int(offset[1]) + 7) + data[offset.end(1) :]
+    path = tmp_path / "flawed.pdf"
+    path.write_bytes(flawed)
+    with caplog.at_level(logging.WARNING):
+        book = read_book(path)
+    assert book.chapters[0].text == "Flawed words."
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

@@ -57,6 +57,8 @@ READERS: dict[str, Reader] = {
     ".txt": read_text_book,
     ".ssml": _ssml,
 }
+# Files that are never SSML text, whatever the options say.
+_PACKAGED = {".epub": "an EPUB", ".pdf": "a PDF"}
 
 
 def is_document(path: Path) -> bool:
@@ -71,7 +73,10 @@ def read_book(path: Path, *, ssml: bool = False) -> Book:
     nothing; chapters that say nothing are left out with one warning.
     """
     name = path.name
-    reader = _ssml if ssml else READERS.get(path.suffix.lower())
+    suffix = path.suffix.lower()
+    if ssml and suffix in _PACKAGED:
+        raise BookError(f"{name} is {_PACKAGED[suffix]}, not SSML: read it without --ssml")
+    reader = _ssml if ssml else READERS.get(suffix)
     if reader is None:
         kinds = ", ".join(sorted(READERS))
         raise BookError(f"cannot read {name}: not a kind of document kokoro-say reads ({kinds})")

@@ -66,6 +66,11 @@ def _open(name: str, data: bytes) -> Any:
     from pypdf import PdfReader  # only when a PDF is read
     from pypdf.errors import PyPdfError
 
+    # pypdf warns of every flaw it reads past (a wrong offset, a broken font): nothing
+    # a listener can act on, so only --debug shows it.
+    if not _LOGGER.isEnabledFor(logging.DEBUG):
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
+
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
