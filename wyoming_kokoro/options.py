@@ -215,6 +215,20 @@ HTTP = Option(
     metavar="URI",
 )
 API_KEY = Option("--api-key", "Bearer token that HTTP requests must send.", addon="api_key")
+# Home Assistant's ingress: the Supervisor proxies the app's page from this one address.
+INGRESS = Option(
+    "--ingress",
+    "Also serve the page and the API for Home Assistant's ingress here (no API key).",
+    metavar="URI",
+    advanced=True,
+)
+INGRESS_PEER = Option(
+    "--ingress-peer",
+    "The one address --ingress answers (the Supervisor's).",
+    default="172.30.32.2",
+    metavar="ADDRESS",
+    advanced=True,
+)
 CORS_ORIGIN = Option(
     "--cors-origin",
     "Browser origin allowed to call the HTTP API (repeatable).",
@@ -256,6 +270,8 @@ SERVER = (
     CONNECTION_TIMEOUT,
     MAX_CONNECTIONS,
     CORS_ORIGIN,
+    INGRESS,
+    INGRESS_PEER,
     ZEROCONF_ADDRESS,
     ZEROCONF_INTERFACE,
 )

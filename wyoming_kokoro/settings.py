@@ -128,6 +128,10 @@ class HttpSettings:
     """The bearer token required, if set (an empty one is none)."""
     cors_origins: tuple[str, ...] = field(default=(), metadata=_from(o.CORS_ORIGIN))
     """Origins CORS allows; empty: CORS off."""
+    ingress: str | None = field(default=None, metadata=_from(o.INGRESS))
+    """Where the page and API are served for Home Assistant's ingress, keyless; None: not."""
+    ingress_peer: str = field(default=o.INGRESS_PEER.default, metadata=_from(o.INGRESS_PEER))
+    """The only address the ingress listener answers."""
 
 
 @dataclass(frozen=True)

@@ -1,35 +1,21 @@
 """The page at `/` in a real headless browser (Debian's chromium) with no network.
 
 It must load with nothing fetched from elsewhere, list the voices, and produce
-audio the browser can play and the speech judge can hear; also under Home
-Assistant's ingress prefix, behind a proxy that strips it.
+audio the browser can play and the speech judge can hear. Under Home Assistant's
+ingress prefix, on the ingress listener: test_http_page_panel.py.
 """
 
 from __future__ import annotations
 
 import base64
-import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from support.browser import chromium_page
 from support.http_client import decode, http_base, http_server
-from support.ingress_proxy import IngressProxy
 from support.server_process import ServerProcess
 
-CHROMIUM = Path("/usr/bin/chromium")
-# The network is closed: nothing may try it (no updates, sync, QUIC probes).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
 TEXT = "Turn on the kitchen lights."
 
 
@@ -41,23 +27,8 @@ def server() -> Iterator[ServerProcess]:
 
 @pytest.fixture
 def page(tmp_path):
-    # No skip: script/setup installs chromium, and a missing browser is a failure.
-    assert CHROMIUM.exists(), "Debian's chromium is missing: run script/setup"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),  # a fresh --user-data-dir
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 900, "height": 720},
-            bypass_csp=True,  # the page's strict CSP would refuse playwright's own probes
-        )
-        try:
-            yield context.pages[0] if context.pages else context.new_page()
-        finally:
-            context.close()
+    with chromium_page(tmp_path / "profile") as opened:
+        yield opened
 
 
 def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_path) -> None:
@@ -112,8 +83,6 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
     page.wait_for_function("document.getElementById('player').currentTime > 0.2", timeout=20_000)
     assert page.get_attribute("#download", "download") == "speech.mp3"
     page.eval_on_selector("#player", "p => p.pause()")
-    screenshot = Path(os.environ.get("KOKORO_PAGE_SCREENSHOT", tmp_path / "page.png"))
-    page.screenshot(path=str(screenshot), full_page=True)
 
     # What the page plays is what the judge hears.
     encoded = page.evaluate(
@@ -137,43 +106,6 @@ def test_the_page_lists_voices_and_speaks_offline(server, page, listener, tmp_pa
     assert page.get_attribute("#download", "href") is None
     assert page.eval_on_selector("#player", "p => p.getAttribute('src')") is None
     assert elsewhere == [] and failed == []
-
-
-def test_the_page_works_under_the_ingress_prefix(server, page, listener) -> None:
-    """Home Assistant shows the page at /api/hassio_ingress/TOKEN/ and strips the
-    prefix: every URL the page uses must be relative to it."""
-    asked: list[str] = []
-    failed: list[str] = []
-    page.on("request", lambda r: asked.append(r.url))
-    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
-    with IngressProxy(http_base(server)) as proxy:
-        page.goto(proxy.base)
-        page.wait_for_function("document.getElementById('voice').options.length > 0")
-        said = "Good night, sleep well."
-        page.fill("#text", said)
-        page.select_option("#format", "wav")
-        page.click("#speak")
-        page.wait_for_function(
-            "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
-        )
-        played = page.eval_on_selector("#player", "p => p.src")
-        assert played.startswith("blob:")
-        encoded = page.evaluate(
-            """async (url) => {
-                const data = new Uint8Array(await (await fetch(url)).arrayBuffer());
-                let text = '';
-                for (const byte of data) text += String.fromCharCode(byte);
-                return btoa(text);
-            }""",
-            played,
-        )
-        paths = list(proxy.paths)
-    audio = base64.b64decode(encoded)
-    assert len(audio) > 44 + 24_000
-    listener.check_later(said, decode(audio, "wav"))
-    outside = [url for url in asked if not url.startswith((proxy.base, "blob:", "data:"))]
-    assert outside == [] and failed == []
-    assert paths and all(path.startswith(proxy.prefix + "/") for path in paths)
 
 
 @pytest.mark.model
@@ -203,8 +135,8 @@ def test_the_page_asks_for_the_key_when_one_is_set(page) -> None:
 
 
 def test_the_page_and_its_script_use_relative_urls_only() -> None:
-    """The fast tier's guard for the ingress test above: no URL in the page or its
-    script starts at the server's root (or names another host)."""
+    """The fast tier's guard for the panel's test (test_http_page_panel.py): no URL in
+    the page or its script starts at the server's root (or names another host)."""
     from html.parser import HTMLParser
     from importlib import resources
 

@@ -3,7 +3,8 @@ under `/api/hassio_ingress/TOKEN/`, and the server sees paths without that prefi
 
 Runs aiohttp on 127.0.0.1 in a thread of its own (the browser tests drive
 Playwright's synchronous API in the main thread). Every path the browser asks for
-is kept, so a test can tell whether one left the prefix.
+is kept, so a test can tell whether one left the prefix. `proxy.panel` is Home
+Assistant's own page around it: the ingress page in a frame, from the same origin.
 """
 
 from __future__ import annotations
@@ -27,6 +28,17 @@ _HOP = {
 }
 
 
+PANEL = "/kokoro_panel"
+# The panel as Home Assistant shows it: its page, the app's page in a frame filling it
+# (an icon of its own: the browser asks no /favicon.ico outside the prefix for it).
+_PANEL_PAGE = """<!doctype html>
+<html><head><title>Home Assistant</title><link rel="icon" href="data:,"><style>
+html, body {{ margin: 0; height: 100%; }}
+iframe {{ border: 0; width: 100%; height: 100%; display: block; }}
+</style></head><body>{frame}</body></html>
+"""
+
+
 class IngressProxy:
     """`with IngressProxy(upstream) as proxy:` serves `proxy.base` (ends with "/")."""
 
@@ -35,6 +47,7 @@ class IngressProxy:
         self.prefix = f"/api/hassio_ingress/{token}"
         self.paths: list[str] = []  # every path asked for, the prefix included
         self.base = ""
+        self.panel = ""  # Home Assistant's page that frames the ingress page
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
@@ -44,6 +57,7 @@ class IngressProxy:
         self._thread.start()
         port = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
         self.base = f"http://127.0.0.1:{port}{self.prefix}/"
+        self.panel = f"http://127.0.0.1:{port}{PANEL}"
         return self
 
     def __exit__(
@@ -74,6 +88,9 @@ class IngressProxy:
 
     async def _forward(self, request: web.Request) -> web.StreamResponse:
         self.paths.append(request.path)
+        if request.path == PANEL:
+            frame = f'<iframe src="{self.prefix}/" title="Kokoro"></iframe>'
+            return web.Response(text=_PANEL_PAGE.format(frame=frame), content_type="text/html")
         if not request.path.startswith(self.prefix + "/"):
             return web.Response(status=404, text="outside the ingress prefix")
         assert self._session is not None

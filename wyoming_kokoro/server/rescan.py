@@ -104,6 +104,16 @@ class Rescanner:
         if self._reading is not None and not self._reading.done():
             await asyncio.wait({self._reading}, timeout=READ_WAIT_S)
 
+    async def reread(self) -> None:
+        """Read presets and lexicon again now and wait for it: the page saved one, and
+        its next request must find it (a stat() alone could miss a change made within
+        the file system's time step)."""
+        while self._reading is not None and not self._reading.done():
+            await asyncio.wait({self._reading})
+        self._texts = _signature(self._text_files())
+        self._reading = asyncio.get_running_loop().create_task(self._reread())
+        await asyncio.wait({self._reading})
+
     def _load_presets(self, voice_names: tuple[str, ...]) -> dict[str, Preset]:
         with self._lock:  # one reader of the files' last good texts at a time
             return self._presets.load(voice_names)

@@ -133,9 +133,10 @@ async def run_server(settings: Settings) -> None:
         else None
     )
     http = None
-    if settings.http.uri:
-        # Imported here: aiohttp's idle memory is only paid with --http.
+    if settings.http.uri or settings.http.ingress:
+        # Imported here: aiohttp's idle memory is only paid with --http or --ingress.
         from wyoming_kokoro.server.http import start_http
+        from wyoming_kokoro.server.http.editing import Editing
 
         http = await start_http(
             settings.http,
@@ -146,6 +147,7 @@ async def run_server(settings: Settings) -> None:
             voice,
             lambda: next(client_ids),
             offer,
+            Editing(data_dirs, rescanner.reread),
         )
     server, port = await _listen(settings.wyoming.uri, wyoming.serve, stop)
     discovery = None

@@ -1,6 +1,8 @@
-"""The OpenAI-compatible HTTP API, served next to Wyoming on the same scheduler.
+"""The OpenAI-compatible HTTP API, served next to Wyoming on the same scheduler; also
+on the ingress listener of Home Assistant's panel (`--ingress`).
 
-Imported only when `--http` is given: a server without it never loads aiohttp.
+Imported only when `--http` or `--ingress` is given: a server without them never
+loads aiohttp.
 """
 
 from __future__ import annotations
@@ -8,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from aiohttp import web
 
 from wyoming_kokoro.server.http.app import build_app
 from wyoming_kokoro.server.http.connections import CONNECTIONS, ConnectionTable
+from wyoming_kokoro.server.http.editing import Editing
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.malformed import quiet_handlers
 from wyoming_kokoro.server.http.request import Voices
@@ -30,21 +34,29 @@ _LOGGER = logging.getLogger(__name__)
 SPARE_CONNECTIONS = 8
 
 
-class HttpServer:
-    """The listening HTTP side; `stop` closes it and its open requests."""
+@dataclass(frozen=True)
+class _Listener:
+    runner: web.AppRunner
+    server: asyncio.AbstractServer
+    table: ConnectionTable
+    host: str  # as bound
+    port: int
 
-    def __init__(
-        self, runner: web.AppRunner, listener: asyncio.AbstractServer, table: ConnectionTable
-    ) -> None:
-        self._runner = runner
-        self._listener = listener
-        self._table = table
+
+class HttpServer:
+    """The listening HTTP side (one listener or two); `stop` closes them and their
+    open requests."""
+
+    def __init__(self, listeners: list[_Listener]) -> None:
+        self._listeners = listeners
 
     async def stop(self, grace: float = 0.0) -> None:
         """No new connections; answers under way have `grace` seconds to finish."""
-        self._listener.close()
-        await self._table.drain(grace)
-        await self._runner.cleanup()
+        for listener in self._listeners:
+            listener.server.close()
+        await asyncio.gather(*(listener.table.drain(grace) for listener in self._listeners))
+        for listener in self._listeners:
+            await listener.runner.cleanup()
 
 
 async def start_http(
@@ -56,13 +68,9 @@ async def start_http(
     default_voice: str,
     next_client_id: Callable[[], int],
     offer: Offer | None = None,
+    editing: Editing | None = None,
 ) -> HttpServer:
-    """Listen where `http.uri` says (tcp://HOST:PORT)."""
-    assert http.uri is not None
-    address = uri_host_port(http.uri) if uri_scheme(http.uri) in ("tcp", "http") else None
-    if address is None:
-        raise ValueError(f"{http.uri}: --http needs tcp://HOST:PORT")
-    bind_host, bind_port = address
+    """Listen where `http.uri` says (tcp://HOST:PORT), and where `http.ingress` does."""
     config = SpeechConfig(
         scheduler=scheduler,
         voices=Voices(
@@ -81,7 +89,36 @@ async def start_http(
         read_timeout=connections.connection_timeout,
     )
     api_key = http.api_key or None  # an empty --api-key or KOKORO_API_KEY is none
-    app = build_app(config, api_key, http.cors_origins, speech.max_text_json_bytes)
+    listeners = []
+    if http.uri:
+        app = build_app(config, api_key, http.cors_origins, speech.max_text_json_bytes, editing)
+        api = await _listen(app, http.uri, "--http", connections)
+        listeners.append(api)
+        host = bracketed(api.host)
+        _LOGGER.info(
+            "HTTP API on http://%s:%d/v1 (page at http://%s:%d/)", host, api.port, host, api.port
+        )
+        if api_key is None and api.host not in ("127.0.0.1", "localhost", "::1"):
+            _LOGGER.warning("The HTTP API is open to the network without --api-key")
+    if http.ingress:
+        peer = http.ingress_peer
+        app = build_app(config, None, (), speech.max_text_json_bytes, editing, ingress_peer=peer)
+        panel = await _listen(app, http.ingress, "--ingress", connections)
+        listeners.append(panel)
+        _LOGGER.info(
+            "Ingress page on http://%s:%d/ (for %s only)", bracketed(panel.host), panel.port, peer
+        )
+    return HttpServer(listeners)
+
+
+async def _listen(
+    app: web.Application, uri: str, flag: str, connections: ConnectionSettings
+) -> _Listener:
+    """The app served at `uri` (tcp://HOST:PORT)."""
+    address = uri_host_port(uri) if uri_scheme(uri) in ("tcp", "http") else None
+    if address is None:
+        raise ValueError(f"{uri}: {flag} needs tcp://HOST:PORT")
+    bind_host, bind_port = address
     limit = connections.max_connections + SPARE_CONNECTIONS
     refusal = ApiError(503, f"too many connections (limit {limit})", code="busy").body()
     table = ConnectionTable(limit, refusal)
@@ -105,8 +142,4 @@ async def start_http(
     connection = table.factory(quiet_handlers(handlers))
     listener = await asyncio.get_running_loop().create_server(connection, bind_host, bind_port)
     port = listener.sockets[0].getsockname()[1] if listener.sockets else bind_port
-    host = bracketed(bind_host)
-    _LOGGER.info("HTTP API on http://%s:%d/v1 (page at http://%s:%d/)", host, port, host, port)
-    if api_key is None and bind_host not in ("127.0.0.1", "localhost", "::1"):
-        _LOGGER.warning("The HTTP API is open to the network without --api-key")
-    return HttpServer(runner, listener, table)
+    return _Listener(runner, listener, table, bind_host, port)

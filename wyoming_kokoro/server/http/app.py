@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import re
 import time
 from importlib import resources
@@ -13,6 +14,7 @@ from aiohttp.typedefs import Handler, Middleware
 from wyoming_kokoro import __version__
 from wyoming_kokoro.catalog.voices import describe_voice
 from wyoming_kokoro.server.http.connections import room_middleware
+from wyoming_kokoro.server.http.editing import Editing, add_routes
 from wyoming_kokoro.server.http.errors import ApiError, error_middleware
 from wyoming_kokoro.server.http.request import MODELS
 from wyoming_kokoro.server.http.speech import (
@@ -35,14 +37,22 @@ _STATIC = {
     "page.css": "text/css",
 }
 # The page loads nothing from elsewhere; audio plays from blob: URLs it makes.
-_PAGE_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'self'; media-src 'self' blob:; img-src 'self' data:; "
-        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
+# Home Assistant shows the ingress page in a frame of its own page (same origin).
+_CSP = (
+    "default-src 'self'; media-src 'self' blob:; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors {}"
+)
+
+
+def _page_headers(framed: bool) -> dict[str, str]:
+    return {
+        "Content-Security-Policy": _CSP.format("'self'" if framed else "'none'"),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+    }
+
+
+PAGE_HEADERS: web.AppKey[dict[str, str]] = web.AppKey("page_headers", dict)
 
 
 def _auth_middleware(api_key: str | None) -> Middleware:
@@ -69,6 +79,33 @@ def _bearer_token(credentials: bytes) -> bytes:
     if not space or scheme.lower() != b"bearer":
         return b""
     return token.lstrip(b" \t")
+
+
+def _peer_middleware(peer: str) -> Middleware:
+    """Only `peer` (the Supervisor, which proxies Home Assistant's panel) is served:
+    this listener asks no API key."""
+    try:
+        allowed = ipaddress.ip_address(peer)
+    except ValueError:
+        raise ValueError(f"--ingress-peer {peer!r}: not an IP address") from None
+
+    @web.middleware
+    async def only_peer(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if _address(request.remote) != allowed:
+            raise ApiError(403, "this port serves Home Assistant's panel only", code="forbidden")
+        return await handler(request)
+
+    return only_peer
+
+
+def _address(remote: str | None) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(remote or "")
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
 
 
 def _is_public(path: str) -> bool:
@@ -101,7 +138,7 @@ def _enable_cors(app: web.Application, origins: tuple[str, ...]) -> None:
         headers = _cors_headers(request, allowed)
         if headers and request.method == "OPTIONS":
             headers |= {
-                "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                "Access-Control-Allow-Methods": "GET, POST, PUT, DELETE, OPTIONS",
                 "Access-Control-Allow-Headers": _allowed_headers(request),
                 "Access-Control-Max-Age": "600",
                 "Vary": "Origin, Access-Control-Request-Headers",
@@ -180,9 +217,10 @@ async def audio_models(_request: web.Request) -> web.Response:
     return web.json_response({"models": [{"id": m, "name": m} for m in MODELS]})
 
 
-async def page(_request: web.Request) -> web.Response:
+async def page(request: web.Request) -> web.Response:
     body = resources.files(__package__).joinpath("static/index.html").read_bytes()
-    return web.Response(body=body, content_type="text/html", charset="utf-8", headers=_PAGE_HEADERS)
+    headers = request.app[PAGE_HEADERS]
+    return web.Response(body=body, content_type="text/html", charset="utf-8", headers=headers)
 
 
 async def static(request: web.Request) -> web.Response:
@@ -190,20 +228,35 @@ async def static(request: web.Request) -> web.Response:
     if name not in _STATIC:
         raise ApiError(404, f"no such file: {name}", code="not_found")
     body = resources.files(__package__).joinpath("static", name).read_bytes()
-    return web.Response(body=body, content_type=_STATIC[name], headers=_PAGE_HEADERS)
+    return web.Response(body=body, content_type=_STATIC[name], headers=request.app[PAGE_HEADERS])
 
 
 def build_app(
-    config: SpeechConfig, api_key: str | None, cors_origins: tuple[str, ...], max_body: int
+    config: SpeechConfig,
+    api_key: str | None,
+    cors_origins: tuple[str, ...],
+    max_body: int,
+    editing: Editing | None = None,
+    ingress_peer: str | None = None,
 ) -> web.Application:
-    """The application; `max_body` covers the longest text accepted, in JSON."""
+    """The application; `max_body` covers the longest text accepted, in JSON.
+
+    `ingress_peer`: the listener for Home Assistant's panel, which serves that
+    address only, asks no key and may save presets and pronunciations (`editing`).
+    """
+    if ingress_peer is not None:
+        api_key = None  # Home Assistant has logged its user in
+    checks = [_peer_middleware(ingress_peer)] if ingress_peer is not None else []
     app = web.Application(
         client_max_size=max_body,
-        middlewares=[error_middleware, room_middleware, _auth_middleware(api_key)],
+        middlewares=[error_middleware, *checks, room_middleware, _auth_middleware(api_key)],
     )
     if cors_origins:
         _enable_cors(app, cors_origins)
     app[SPEECH_CONFIG] = config
+    app[PAGE_HEADERS] = _page_headers(framed=ingress_peer is not None)
+    if editing is not None:
+        add_routes(app, editing, writes=ingress_peer is not None or api_key is not None)
     app[ACTIVE_STREAMS] = set()  # here: a started application's state is frozen
     app.router.add_post("/v1/audio/speech", speech)
     app.router.add_post("/dev/captioned_speech", captioned_speech)

@@ -59,7 +59,7 @@ SPEECH_CONFIG: web.AppKey[SpeechConfig] = web.AppKey("speech_config", SpeechConf
 ACTIVE_STREAMS: web.AppKey[set[int]] = web.AppKey("active_streams", set)
 
 
-def _require_json(request: web.Request) -> None:
+def require_json(request: web.Request) -> None:
     """Only JSON, said so: a web page can send text/plain or a form to any server
     without a CORS preflight, and so could make this one speak."""
     if request.content_type.lower() != "application/json":
@@ -73,7 +73,7 @@ def _require_json(request: web.Request) -> None:
         raise ApiError(415, f"JSON must be UTF-8, not {charset}", code="unsupported_media_type")
 
 
-async def _read_body(request: web.Request, timeout: float) -> object:
+async def read_body(request: web.Request, timeout: float) -> object:
     try:
         raw = await asyncio.wait_for(request.read(), timeout)
     except asyncio.TimeoutError:
@@ -104,7 +104,7 @@ async def captioned_speech(request: web.Request) -> web.StreamResponse:
 
 async def _serve(request: web.Request, captioned: bool) -> web.StreamResponse:
     config = request.app[SPEECH_CONFIG]
-    _require_json(request)
+    require_json(request)
     active = request.app[ACTIVE_STREAMS]
     # The slot is taken before the body is read: a refusal comes at once, and
     # uploads waiting for their slot cannot pile up.
@@ -116,7 +116,7 @@ async def _serve(request: web.Request, captioned: bool) -> web.StreamResponse:
     active.add(client)
     encoder: Encoder | None = None
     try:
-        body = await _read_body(request, config.read_timeout)
+        body = await read_body(request, config.read_timeout)
         speech_request = parse_speech(body, config.voices, captioned)
         try:
             encoder = make_encoder(speech_request.response_format, speech_request.stream)
