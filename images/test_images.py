@@ -597,3 +597,56 @@ def test_every_http_format_is_served_and_heard(
             assert len(samples) > 24000 // 2, fmt
             heard = recognizer.transcribe(samples)
             assert wer(SENTENCE, heard) <= 0.25, (fmt, heard)
+
+
+# The Supervisor's address, from which Home Assistant's panel (ingress) is proxied.
+SUPERVISOR = "172.30.32.2"
+INGRESS_PORT = 8099
+
+
+def ingress_request(
+    method: str, path: str, body: dict[str, Any] | None = None, source: str = SUPERVISOR
+) -> tuple[int, bytes, dict[str, str]]:
+    """A request to the add-on's ingress port from `source` (an address of loopback)."""
+    import http.client
+
+    connection = http.client.HTTPConnection(
+        "127.0.0.1", INGRESS_PORT, timeout=30, source_address=(source, 0)
+    )
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {} if body is None else {"Content-Type": "application/json"}
+        connection.request(method, path, body=data, headers=headers)
+        reply = connection.getresponse()
+        return reply.status, reply.read(), dict(reply.getheaders())
+    finally:
+        connection.close()
+
+
+def test_the_addon_panel_is_served_to_the_supervisor_only(
+    images: dict[str, str], names: Names, tmp_path: Path
+) -> None:
+    # The Supervisor's address on this namespace's loopback, so a request can come from it.
+    subprocess.run(["ip", "addr", "replace", f"{SUPERVISOR}/32", "dev", "lo"], check=True)
+    options = {"api_key": "the-panel-never-asks"}  # and http_api stays off
+    with start_server("addon", images["addon"], names, tmp_path, options=options) as container:
+        status, page, headers = ingress_request("GET", "/")
+        assert status == 200 and b"Kokoro text to speech" in page
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"]
+        status, body, _ = ingress_request("GET", "/v1/audio/voices")  # no key asked
+        assert status == 200 and b'"jm_kumo"' in body
+        word = {"word": "Zorblatt", "pronunciation": "pineapple"}
+        status, body, _ = ingress_request("PUT", "/v1/lexicon", word)
+        assert status == 200, body
+        status, body, _ = ingress_request(
+            "PUT", "/v1/presets/slow", {"voice": "jm_kumo", "speed": 0.8}
+        )
+        assert status == 200, body
+        saved = container.exec("cat", "/data/lexicon.txt", "/data/presets.yaml")
+        assert "zorblatt\tpineapple" in saved.stdout.lower() and "speed: 0.8" in saved.stdout
+        assert "slow" in {v.name for v in asyncio.run(describe()).tts[0].voices}
+        # Anybody else is refused, and the API port is closed while http_api is off.
+        status, body, _ = ingress_request("GET", "/", source="127.0.0.1")
+        assert status == 403 and b"Home Assistant's panel only" in body
+        with pytest.raises(OSError):
+            urllib.request.urlopen("http://127.0.0.1:8880/health", timeout=10)

@@ -68,7 +68,7 @@ RE_PORT_KEY = re.compile(r"^(\d+)/(tcp|udp)$")
 VALID_ARCH = {"amd64", "aarch64", "armhf", "armv7", "i386"}
 
 # What the add-on passes for every option set (see the run script).
-URI = ["--uri", "tcp://0.0.0.0:10200"]
+URI = ["--uri", "tcp://0.0.0.0:10200", "--ingress", "tcp://0.0.0.0:8099"]
 SHARE = ["--data-dir", "/share/kokoro"]
 DATA = ["--data-dir", "/data"]
 
@@ -562,6 +562,7 @@ def test_defaults_use_the_embedded_model_and_fetch_the_voices(tmp_path: Path) ->
     assert run["args"] == [
         *["-m", "wyoming_kokoro.catalog.voicepack", "--data-dir", "/data"],
         *["--restart-pid", str(launched["pid"]), "--port", "10200", "--port", "8880"],
+        *["--port", "8099"],
     ]
 
 
@@ -592,7 +593,7 @@ def test_download_variant_downloads_into_data(tmp_path: Path) -> None:
 @pytest.mark.parametrize("model", ["int8", "fp32"])
 def test_other_download_variants(tmp_path: Path, model: str) -> None:
     args = server_args(tmp_path, model=model)
-    assert args[2:6] == ["--download", model, "--data-dir", "/data"]
+    assert args[len(URI) : len(URI) + 4] == ["--download", model, "--data-dir", "/data"]
 
 
 def test_the_server_tuning_keeps_its_defaults(tmp_path: Path) -> None:
