@@ -157,6 +157,22 @@ def test_a_document_with_nothing_to_say_is_an_error(tmp_path):
         read_book(write(tmp_path, "empty.md", "```\ncode only\n```\n\n---\n"))
 
 
+def test_markdown_notes_images_comments_and_link_definitions_are_not_read(tmp_path):
+    text = (
+        "# Notes\n\n"
+        "A claim[^1] with a picture ![a red barn at dusk](barn.png) and a [link][ref].\n\n"
+        "<!--\nA comment for the editor.\n-->\n\n"
+        "[ref]: https://example.com/a/long/address 'A title'\n"
+        "[Aside]: a line of prose that only looks like a definition.\n\n"
+        "[^1]: The note itself, at the end.\n"
+    )
+    book = read_book(write(tmp_path, "n.md", text))
+    assert book.chapters[0].text == (
+        "Notes\n\nA claim with a picture and a link.\n\n"
+        "[Aside]: a line of prose that only looks like a definition."
+    )
+
+
 def test_what_is_a_document_and_what_is_not(tmp_path):
     for name in ("a.epub", "b.PDF", "c.html", "d.htm", "e.xhtml", "f.md", "g.txt", "h.ssml"):
         assert is_document(Path(name)), name

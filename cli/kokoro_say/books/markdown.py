@@ -20,6 +20,15 @@ _FRONT_MATTER = re.compile(r"---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", r
 _FIELD = re.compile(r"^(title|author):[ \t]*(['\"]?)(.+?)\2[ \t]*$", re.M | re.I)
 # A line ending in two spaces or a backslash is a hard line break.
 _HARD_BREAK = re.compile(r"(?:  |\\)$")
+# A link's address or a note defined on a line of its own ("[1]: https://…", "[^1]: …").
+_DEFINITION = re.compile(
+    r" {0,3}(?:\[\^[^\]]+\]:.*|\[[^\]]+\]:[ \t]*<?[^\s<>]+>?(?:[ \t]+[\"'(].*)?[ \t]*)"
+)
+# Not read in a book, as in an EPUB (html.py): a note's marker, an image with its alt text.
+_NOTE_MARK = re.compile(r"\[\^[^\]]+\]")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)|!\[[^\]]*\]\[[^\]]*\]")
+_REFERENCE_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_COMMENT_OPENS = re.compile(r"<!--(?!.*-->)")
 
 
 def read_markdown_book(path: Path, data: bytes) -> Book:
@@ -45,6 +54,8 @@ def _blocks(lines: list[str]) -> list[Block]:
     out = Paragraphs()
     fences = Fences()
     joined = False  # the paragraph's last line may go on on the next line
+    skipping = ""  # what ends the lines not read: "-->" in a comment, "" in a note
+    in_note = False
     for i, line in enumerate(lines):
         fences.feed(line)
         kind = fences.line(line, may_open=True)
@@ -52,11 +63,25 @@ def _blocks(lines: list[str]) -> list[Block]:
             out.end()
             joined = False
             continue
+        if skipping:
+            if skipping in line:
+                skipping = ""
+            continue
+        if in_note and line.strip() and line[:1] in " \t":
+            continue  # a note's definition goes on
+        in_note = False
+        if _DEFINITION.fullmatch(line):
+            out.end()
+            joined, in_note = False, True
+            continue
+        if _COMMENT_OPENS.search(line):
+            skipping = "-->"
+            line = line[: line.index("<!--")]
         following = lines[i + 1] if i + 1 < len(lines) else ""
         setext = _SETEXT.fullmatch(following)
         atx = _ATX.fullmatch(line)
         if atx:
-            level, words = len(atx[1]), clean_inline(atx[2] or "")
+            level, words = len(atx[1]), _inline(atx[2] or "")
             if level <= 2:
                 out.heading(words, level)
             else:
@@ -65,7 +90,7 @@ def _blocks(lines: list[str]) -> list[Block]:
                 out.end()
             joined = False
         elif setext and line.strip() and not out.lines and not LINE_PREFIX.match(line):
-            out.heading(clean_inline(line), 1 if setext[1][0] == "=" else 2)
+            out.heading(_inline(line), 1 if setext[1][0] == "=" else 2)
             joined = False
         elif not line.strip():
             out.end()
@@ -78,18 +103,27 @@ def _blocks(lines: list[str]) -> list[Block]:
             out.end()
             joined = False
         elif line.lstrip().startswith("|"):
-            out.add(table_row(line))
+            out.add(table_row(_unread(line)))
             joined = False
         elif LINE_PREFIX.match(line):
-            out.add(clean_inline(LINE_PREFIX.sub("", line)))
+            out.add(_inline(LINE_PREFIX.sub("", line)))
             joined = not _HARD_BREAK.search(line)
         elif joined and out.lines:
-            out.lines[-1] = f"{out.lines[-1]} {clean_inline(line)}".strip()
+            out.lines[-1] = f"{out.lines[-1]} {_inline(line)}".strip()
             joined = not _HARD_BREAK.search(line)
         else:
-            out.add(clean_inline(line))
+            out.add(_inline(line))
             joined = not _HARD_BREAK.search(line)
     for line in fences.unclosed():  # a short block never closed is read (fences.py)
         out.add(clean_inline(line))
     out.end()
     return out.blocks
+
+
+def _unread(line: str) -> str:
+    line = _NOTE_MARK.sub("", _IMAGE.sub("", line))
+    return _REFERENCE_LINK.sub(r"\1", line)
+
+
+def _inline(line: str) -> str:
+    return clean_inline(_unread(line))
