@@ -5,6 +5,7 @@ SSML."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 from pathlib import Path
 
@@ -49,6 +50,24 @@ def test_a_pages_chapters_are_its_h1_and_h2_and_only_its_prose_is_read(tmp_path)
         "Premier\n\nDu texte gras,\nune ligne.",
         "Second temps\n\nun\n\ndeux",
     ]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        '<meta charset="windows-1252">',
+        '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">',
+        '<?xml version="1.0" encoding="ISO-8859-1"?>',
+    ],
+)
+def test_a_page_in_the_encoding_it_names_is_read_in_it(tmp_path, caplog, head):
+    page = f"{head}<html><body><p>Un caf\u00e9 na\u00eff.</p></body></html>"
+    path = tmp_path / "old.html"
+    path.write_bytes(page.encode("latin-1"))
+    with caplog.at_level(logging.WARNING, logger="kokoro_say"):
+        book = read_book(path)
+    assert book.chapters[0].text == "Un caf\u00e9 na\u00eff."
+    assert not caplog.records
 
 
 def test_a_page_without_headings_is_one_chapter_named_by_its_title_or_file(tmp_path):

@@ -22,7 +22,7 @@ from urllib.parse import unquote
 from kokoro_say.book import Book, BookError, Chapter, Cover
 
 from .drm import refuse_drm
-from .html import Page, read_page
+from .html import Page, markup_text, read_page
 from .sections import Block, chapters_from
 
 _LOGGER = logging.getLogger("kokoro_say")
@@ -96,7 +96,7 @@ def _reading_order(spine: list[tuple[Any, bool]], flat: list[tuple[str, str]]) -
 
 def _text(item: Any) -> str:
     content = item.get_content()
-    return content.decode("utf-8", "replace") if isinstance(content, bytes) else str(content)
+    return markup_text(content, item.get_name()) if isinstance(content, bytes) else str(content)
 
 
 def _flat(toc: Any) -> list[tuple[str, str]]:

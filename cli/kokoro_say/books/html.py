@@ -13,6 +13,7 @@ table.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -41,6 +42,11 @@ _NOTES = re.compile(
 # A link to a note, in its usual dress: a number, a letter or a mark, maybe bracketed.
 _MARKER = re.compile(r"\s*[\[(]?(?:\d{1,3}|[a-z]|[*†‡§¶]{1,3})[\])]?\s*")
 _SPACE = re.compile(r"\s+")
+# The encoding a document names at its start, in its XML declaration or a meta tag.
+_NAMED_ENCODING = re.compile(
+    rb"<\?xml[^>]*encoding\s*=\s*[\"']([\w.:-]+)|<meta[^>]*charset\s*=\s*[\"']?([\w.:-]+)",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -55,7 +61,7 @@ class Page:
 
 
 def read_html_book(path: Path, data: bytes) -> Book:
-    page = read_page(decoded(data, path.name))
+    page = read_page(markup_text(data, path.name))
     sole, blocks = titled(page.blocks)
     title = page.title or sole or name_title(path)
     return Book(
@@ -65,6 +71,22 @@ def read_html_book(path: Path, data: bytes) -> Book:
         cover=None,
         chapters=tuple(chapters_from(blocks, title)),
     )
+
+
+def markup_text(data: bytes, name: str) -> str:
+    """A page's text in the encoding its byte order mark or its start names; UTF-8
+    otherwise (bad bytes not spoken, one warning)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", "replace")
+    named = _NAMED_ENCODING.search(data[:1024])
+    if named and not data.startswith(codecs.BOM_UTF8):
+        try:
+            codec = codecs.lookup((named[1] or named[2]).decode("ascii"))
+        except LookupError:
+            codec = None
+        if codec is not None and codec.name != "utf-8":
+            return data.decode(codec.name, "replace")
+    return decoded(data, name)
 
 
 def read_page(text: str) -> Page:
