@@ -6,6 +6,7 @@ and stays free of numpy (its resident memory).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,6 +20,47 @@ CHANNELS = 1
 # A few milliseconds of fade at every seam: the model's output does not start
 # or end at zero, and a jump there is heard as a click.
 FADE_SAMPLES = int(0.004 * SAMPLE_RATE)
+
+# The silence after a sentence's end and after a clause's, at speed 1.0: a sentence's
+# is a setting (--sentence-pause), this its default; a clause's is fixed.
+SENTENCE_PAUSE_MS = 250
+CLAUSE_PAUSE_MS = 100
+# Longest sentence or paragraph pause anyone may ask for: a longer one is a mistake.
+LONGEST_PAUSE_MS = 5000
+
+
+@dataclass(frozen=True)
+class Pauses:
+    """The silence after a sentence and between paragraphs, in milliseconds at speed 1.0.
+
+    A paragraph's pause replaces the pause of its last sentence (never shorter than
+    it): the defaults leave a blank line as long as a sentence end."""
+
+    sentence: int = SENTENCE_PAUSE_MS
+    paragraph: int = SENTENCE_PAUSE_MS
+
+    def __post_init__(self) -> None:
+        for name in ("sentence", "paragraph"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"the {name} pause must be a whole number of milliseconds")
+            if not 0 <= value <= LONGEST_PAUSE_MS:
+                raise ValueError(
+                    f"the {name} pause must be 0 to {LONGEST_PAUSE_MS} ms, not {value}"
+                )
+
+    def after_paragraph(self, before: str, speed: float = 1.0) -> int:
+        """Milliseconds of silence to add after a paragraph whose last piece is
+        `before`, said at `speed` (its end brought its own pause, which counts)."""
+        own = pause_after(before, self.sentence) * 1000 if before else 0.0
+        return max(0, round((self.paragraph - own) / speed))
+
+    def over(self, sentence: int | None = None, paragraph: int | None = None) -> Pauses:
+        """These pauses with the ones given (a preset's, a request's) in their place."""
+        return Pauses(
+            self.sentence if sentence is None else sentence,
+            self.paragraph if paragraph is None else paragraph,
+        )
 
 
 def to_pcm16(audio: np.ndarray, fade_in: bool = True, fade_out: bool = True) -> np.ndarray:
@@ -54,12 +96,13 @@ def silence(seconds: float) -> np.ndarray:
     return np.zeros(int(seconds * SAMPLE_RATE), dtype=np.int16)
 
 
-def pause_after(text: str) -> float:
-    """Seconds of silence after a piece, by how the piece ends."""
+def pause_after(text: str, sentence_ms: int = SENTENCE_PAUSE_MS) -> float:
+    """Seconds of silence after a piece, by how the piece ends (at speed 1.0):
+    `sentence_ms` after a sentence."""
     # Closing quotes and brackets: misaki writes Japanese 「」 as “” in phonemes.
     mark = text.rstrip().rstrip("'\")]”’»」』）")[-1:]
     if mark and mark in ".!?…。！？":
-        return 0.25
+        return sentence_ms / 1000
     if mark and mark in ",;:—–、，；：":
-        return 0.1
+        return CLAUSE_PAUSE_MS / 1000
     return 0.0  # cut between two words of a clause: any pause is heard as a stumble

@@ -10,6 +10,7 @@ An `advanced` option (tuning and limits) works as any other but is listed only b
 
 from __future__ import annotations
 
+from wyoming_kokoro.audio import LONGEST_PAUSE_MS, SENTENCE_PAUSE_MS
 from wyoming_kokoro.catalog.files import DEFAULT_DOWNLOAD_URL, MODEL_FILES
 from wyoming_kokoro.flags import Option
 
@@ -86,6 +87,27 @@ TAIL_SILENCE = Option(
     5000,
     addon="tail_silence",
 )
+SENTENCE_PAUSE = Option(
+    "--sentence-pause",
+    "Milliseconds of silence after a sentence, at speed 1.0.",
+    "int",
+    SENTENCE_PAUSE_MS,
+    0,
+    LONGEST_PAUSE_MS,
+    addon="sentence_pause",
+    advanced=True,
+)
+# A blank line's: by default a paragraph ends as a sentence does (see audio.Pauses).
+PARAGRAPH_PAUSE = Option(
+    "--paragraph-pause",
+    "Milliseconds of silence between paragraphs (at least the sentence pause).",
+    "int",
+    SENTENCE_PAUSE_MS,
+    0,
+    LONGEST_PAUSE_MS,
+    addon="paragraph_pause",
+    advanced=True,
+)
 DOWNLOAD = Option(
     "--download",
     "Fetch the upstream model and 54 voices into the first data dir if missing.",
@@ -110,6 +132,8 @@ SHARED = (
     VOLUME,
     LEAD_SILENCE,
     TAIL_SILENCE,
+    SENTENCE_PAUSE,
+    PARAGRAPH_PAUSE,
     DOWNLOAD,
     DOWNLOAD_URL,
     DEBUG,
@@ -265,6 +289,8 @@ SERVER = (
     NO_STREAMING,
     WORD_EVENTS,
     NO_NORMALIZE,
+    SENTENCE_PAUSE,
+    PARAGRAPH_PAUSE,
     MAX_TEXT_CHARS,
     MIN_FREE_MB,
     CONNECTION_TIMEOUT,

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.settings import EngineSettings
 
@@ -126,6 +127,10 @@ class Piece(Message):
     # answer, and the bytes of its call in progress its listener has (not said again).
     steps: list[int] = field(default_factory=list)
     heard: int = 0
+    sentence_pause: int = SENTENCE_PAUSE_MS  # milliseconds after a sentence, at speed 1.0
+    # The request's normalization (text/normalizing.py): at all, and the switches off.
+    normalize: bool = True
+    normalize_off: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

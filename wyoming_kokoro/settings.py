@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from wyoming_kokoro import options as o
+from wyoming_kokoro.audio import Pauses
 from wyoming_kokoro.cpus import automatic_threads
 from wyoming_kokoro.flags import Option
 
@@ -88,12 +89,24 @@ class SpeechSettings:
     """Times the equal loudness of every voice."""
     lead_silence: int = o.LEAD_SILENCE.default
     tail_silence: int = o.TAIL_SILENCE.default
+    sentence_pause: int = o.SENTENCE_PAUSE.default
+    """Milliseconds after a sentence's end, at speed 1.0 (a preset's or request's wins)."""
+    paragraph_pause: int = o.PARAGRAPH_PAUSE.default
+    """Milliseconds between paragraphs (a blank line), at least the sentence pause."""
     streaming: bool = field(default=True, metadata=_from(o.NO_STREAMING, negated=True))
     phrase_wait: float = o.PHRASE_WAIT.default
     """Seconds a streamed first sentence is waited for before its opening phrase goes."""
     word_events: bool = o.WORD_EVENTS.default
     """Wyoming: each word's time in an event of its own, between the audio chunks."""
     max_text_chars: int = o.MAX_TEXT_CHARS.default
+
+    def __post_init__(self) -> None:
+        self.pauses  # noqa: B018 (checked: out of range raises here, not mid-answer)
+
+    @property
+    def pauses(self) -> Pauses:
+        """The sentence and paragraph pauses, as both doors and kokoro-say place them."""
+        return Pauses(self.sentence_pause, self.paragraph_pause)
 
     @property
     def max_text_json_bytes(self) -> int:

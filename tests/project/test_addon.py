@@ -467,6 +467,8 @@ DEFAULTS: dict[str, Any] = {
     "volume": 1.0,
     "lead_silence": 0,
     "tail_silence": 0,
+    "sentence_pause": 250,
+    "paragraph_pause": 250,
     "model": "embedded",
     "idle_timeout": 300,
     "http_api": False,
@@ -533,7 +535,7 @@ def server_args(tmp_path: Path, **changes: Any) -> list[str]:
 
 SPEAKING = [
     *["--speed", "1.0", "--volume", "1.0", "--lead-silence", "0", "--tail-silence", "0"],
-    *["--idle-timeout", "300"],
+    *["--sentence-pause", "250", "--paragraph-pause", "250", "--idle-timeout", "300"],
 ]
 
 
@@ -615,13 +617,16 @@ def test_every_switch(tmp_path: Path) -> None:
         volume=0.5,
         lead_silence=250,
         tail_silence=100,
+        sentence_pause=400,
+        paragraph_pause=1000,
     )
     assert args == [
         *URI,
         *DATA,
         *SHARE,
         *["--voice", "jm_kumo", "--speed", "0.8", "--volume", "0.5"],
-        *["--lead-silence", "250", "--tail-silence", "100", "--idle-timeout", "0"],
+        *["--lead-silence", "250", "--tail-silence", "100"],
+        *["--sentence-pause", "400", "--paragraph-pause", "1000", "--idle-timeout", "0"],
         "--debug",
     ]
 
@@ -635,7 +640,7 @@ def test_the_app_offers_a_few_options_of_the_servers_table(config: dict[str, Any
     # names its app option) or one the run script turns into flags. The server's other
     # options keep their defaults in the app.
     schema = config["schema"]
-    assert len(schema) <= 10, f"{len(schema)} options: {sorted(schema)}"
+    assert len(schema) <= 12, f"{len(schema)} options: {sorted(schema)}"
     offered = {option.addon for option in server_options.SERVER if option.addon}
     assert set(schema) <= offered | APP_ONLY, set(schema) - offered - APP_ONLY
     assert "max_decode_seconds" not in schema and "threads" not in schema
@@ -685,6 +690,8 @@ def test_a_bad_model_is_refused_by_the_script(tmp_path: Path) -> None:
         ({"idle_timeout": "x"}, "--idle-timeout"),
         ({"volume": 4.5}, "--volume"),
         ({"lead_silence": 5001}, "--lead-silence"),
+        ({"sentence_pause": -1}, "--sentence-pause"),
+        ({"paragraph_pause": 5001}, "--paragraph-pause"),
     ],
 )
 def test_bad_values_are_refused_by_the_server(

@@ -1,4 +1,4 @@
-"""Presets: named voices with their own speed, volume and language (`presets.yaml`).
+"""Presets: named voices with their own speed, volume, language and pauses (`presets.yaml`).
 
 Home Assistant sends only a voice name, never a speed or a volume: a preset is how
 its user gets a slower voice, a louder blend or a British reading. Each preset is
@@ -15,6 +15,8 @@ presets_file.py: a bad entry is one warning naming its line; the others still lo
       voice: af_bella(2)+af_sky(1)
       volume: 1.2
       language: en-gb
+      sentence_pause: 500     # milliseconds after a sentence
+      paragraph_pause: 1200   # and between paragraphs
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ class Preset:
     volume: float = 1.0
     language: str | None = None  # a G2P language code; None: the voice's own
     description: str = ""
+    sentence_pause: int | None = None  # milliseconds; None: the server's
+    paragraph_pause: int | None = None
 
     @property
     def locales(self) -> list[str]:
@@ -72,13 +76,16 @@ def _weight(part: str) -> float:
 
 @dataclass(frozen=True)
 class Choice:
-    """What a request's voice name comes to: voice, speed, volume, reading language."""
+    """What a request's voice name comes to: voice, speed, volume, reading language,
+    and a preset's pauses."""
 
     voice: str
     speed: float
     volume: float
     lang: str
     preset: str | None = None
+    sentence_pause: int | None = None  # the preset's own, in milliseconds (None: unset)
+    paragraph_pause: int | None = None
 
 
 def choose(
@@ -99,6 +106,8 @@ def choose(
             preset.volume,
             language,
             preset.name,
+            preset.sentence_pause,
+            preset.paragraph_pause,
         )
     spec = parse_voice(name, installed)
     return Choice(str(spec), speed, 1.0, g2p_language(spec, override=lang))

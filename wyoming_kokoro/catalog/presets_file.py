@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from wyoming_kokoro.audio import LONGEST_PAUSE_MS
 from wyoming_kokoro.catalog.presets import Preset
 from wyoming_kokoro.catalog.voices import VoiceError, parse_voice, reading_language_of
 from wyoming_kokoro.options import SPEED, VOLUME_RANGE
@@ -22,7 +23,9 @@ _LOGGER = logging.getLogger(__name__)
 
 PRESETS_FILE = "presets.yaml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-. ]{0,63}$")
-_FIELDS = frozenset({"voice", "speed", "volume", "language", "description"})
+_FIELDS = frozenset(
+    {"voice", "speed", "volume", "language", "description", "sentence_pause", "paragraph_pause"}
+)
 # A presets file is a few kB; these bounds keep a hostile one cheap to reject (it is
 # read on the event loop at a rescan) and keep PyYAML's recursive composer shallow.
 MAX_PRESETS_BYTES = 256_000
@@ -44,6 +47,17 @@ def _number(value: Any, key: str, low: float, high: float) -> float:
     if not (math.isfinite(value) and low <= value <= high):
         raise _Bad(f"{key} must be {low:g}-{high:g}, got {value}")
     return float(value)
+
+
+def _pause(value: Any, key: str) -> int | None:
+    """A preset's pause: whole milliseconds, as the option takes them (None: unset)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"{key} must be whole milliseconds, such as 500")
+    if not 0 <= value <= LONGEST_PAUSE_MS:
+        raise _Bad(f"{key} must be 0-{LONGEST_PAUSE_MS} (milliseconds), got {value}")
+    return value
 
 
 def _preset(name: str, fields: dict[str, Any], installed: tuple[str, ...]) -> Preset:
@@ -78,6 +92,8 @@ def _preset(name: str, fields: dict[str, Any], installed: tuple[str, ...]) -> Pr
         volume=_number(volume, "volume", *VOLUME_RANGE),
         language=language,
         description=description.strip()[:200],
+        sentence_pause=_pause(fields.get("sentence_pause"), "sentence_pause"),
+        paragraph_pause=_pause(fields.get("paragraph_pause"), "paragraph_pause"),
     )
 
 

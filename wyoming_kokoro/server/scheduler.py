@@ -306,6 +306,9 @@ class Scheduler:
                     words=job.words,
                     steps=job.steps,
                     heard=job.heard,
+                    sentence_pause=job.sentence_pause,
+                    normalize=job.normalization.normalize,
+                    normalize_off=list(job.normalization.off),
                 )
                 await self._worker.send(piece)
             sent = True

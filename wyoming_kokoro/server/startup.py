@@ -110,6 +110,7 @@ async def run_server(settings: Settings) -> None:
         volume=speech.volume,
         lead_ms=speech.lead_silence,
         tail_ms=speech.tail_silence,
+        pauses=speech.pauses,
         phrase_wait=speech.phrase_wait,
         word_events=speech.word_events,
     )

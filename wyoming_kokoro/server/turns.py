@@ -21,7 +21,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
-from wyoming_kokoro.audio import BYTES_PER_SECOND
+from wyoming_kokoro.audio import BYTES_PER_SECOND, SENTENCE_PAUSE_MS
+from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
@@ -62,6 +63,8 @@ class Job:
     volume: float = 1.0
     awaited: bool = False  # the first piece of an utterance: a listener waits for it
     words: bool = False  # its written words' times are wanted (Said before its audio)
+    sentence_pause: int = SENTENCE_PAUSE_MS  # milliseconds after a sentence, at speed 1.0
+    normalization: Normalization = field(default_factory=Normalization)  # the request's
     id: int = 0
     chunks: asyncio.Queue[bytes | object | SynthesisError] = field(default_factory=asyncio.Queue)
     cancelled: bool = False

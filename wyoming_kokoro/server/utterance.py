@@ -13,12 +13,13 @@ import logging
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING
 
-from wyoming_kokoro.audio import BYTES_PER_SECOND, SAMPLE_RATE, SAMPLE_WIDTH
+from wyoming_kokoro.audio import BYTES_PER_SECOND, SAMPLE_RATE, SAMPLE_WIDTH, Pauses
 from wyoming_kokoro.catalog.voices import VoiceError, reading_language_of
 from wyoming_kokoro.options import PHRASE_WAIT, SPEED
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.turns import Job
-from wyoming_kokoro.text.pieces import SentenceStream
+from wyoming_kokoro.text.normalizing import Normalization
+from wyoming_kokoro.text.pieces import PARAGRAPH, SentenceStream
 from wyoming_kokoro.text.ssml import Pause, Segment, Style
 from wyoming_kokoro.timeline import Timeline, WordTime
 
@@ -69,10 +70,17 @@ class SpokenText:
         tail_ms: int = 0,
         head_wait: float = HEAD_WAIT_S,
         words: bool = False,
+        pauses: Pauses | None = None,
+        normalization: Normalization | None = None,
     ) -> None:
         """`head_wait`: see `HEAD_WAIT_S` (0: the opening phrase goes as soon as it can);
-        `words`: the written words are timed (`timed_audio`)."""
+        `words`: the written words are timed (`timed_audio`); `pauses`: after a
+        sentence and between paragraphs; `normalization`: the request's own."""
         self._words = words
+        self._pauses = pauses or Pauses()
+        self._normalization = normalization or Normalization()
+        self._paragraph_ends = ""  # the piece a paragraph ended with, until the next one
+        self._last: str | None = None  # the latest piece submitted
         self._scheduler = scheduler
         self._client = client_id
         self._voice = voice
@@ -82,7 +90,7 @@ class SpokenText:
         self._max_chars = max_chars
         self._lead = silence_bytes(lead_ms)
         self._tail = silence_bytes(tail_ms)
-        self._stream = SentenceStream(lang or "en")
+        self._stream = SentenceStream(lang or "en", paragraphs=True)
         # Jobs in the order of the text; bytes are silence said between them (SSML breaks).
         self._jobs: asyncio.Queue[Job | bytes | None] = asyncio.Queue()
         self._chars = 0
@@ -204,7 +212,7 @@ class SpokenText:
             if isinstance(segment, Pause):
                 planned.append((current, stream.finish()))
                 stream = SentenceStream(current[2] or "en")
-                ms = segment.silence_ms(_last_piece(planned), current[1])
+                ms = segment.silence_ms(_last_piece(planned), current[1], self._pauses)
                 if ms:
                     planned.append(silence_bytes(ms))
                 continue
@@ -230,7 +238,18 @@ class SpokenText:
     def _submit(self, pieces: list[str], voicing: Voicing | None = None) -> None:
         voice, speed, lang, volume = voicing or (self._voice, self._speed, self._lang, self._volume)
         for piece in pieces:
+            if piece == PARAGRAPH:  # its pause goes before the next piece, if one comes
+                self._paragraph_ends = self._last or ""
+                continue
+            if self._paragraph_ends:
+                ms = self._pauses.after_paragraph(self._paragraph_ends, speed)
+                self._paragraph_ends = ""
+                if ms:
+                    self._jobs.put_nowait(silence_bytes(ms))
+            self._last = piece
             job = Job(self._client, piece, voice, speed, lang, volume)
+            job.sentence_pause = self._pauses.sentence
+            job.normalization = self._normalization
             job.awaited = self.pieces == 0  # someone waits for this one: it goes first
             job.words = self._words
             self.pieces += 1

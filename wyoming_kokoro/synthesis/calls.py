@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS, pause_after
 from wyoming_kokoro.catalog.voices import VoiceSpec
 
 
@@ -34,3 +35,9 @@ class Call:
     in_hand: float | None = None
     # The written words its tokens say, when word times are asked for (timing.py).
     words: tuple[Span, ...] | None = None
+    sentence_pause: int = SENTENCE_PAUSE_MS  # milliseconds after a sentence, at speed 1.0
+
+    @property
+    def pause(self) -> float:
+        """Seconds of silence after the call's audio, by how its phonemes end."""
+        return pause_after(self.phonemes, self.sentence_pause) / self.speed

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from wyoming_kokoro.audio import pause_after, silence, to_pcm16
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS, silence, to_pcm16
 from wyoming_kokoro.catalog.assets import Assets, check_file
 from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, parse_voice
 from wyoming_kokoro.settings import EngineSettings
@@ -31,6 +31,7 @@ from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
 from wyoming_kokoro.synthesis.timing import CallClock
 from wyoming_kokoro.text.g2p import Phonemizer
 from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
@@ -160,9 +161,13 @@ class Engine:
         awaited: bool = False,
         in_hand: float | None = None,
         words: bool = False,
+        sentence_pause: int = SENTENCE_PAUSE_MS,
+        normalization: Normalization | None = None,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order (see `Planner.plan`)."""
-        return self._planner.plan(piece, voice, speed, lang, awaited, in_hand, words)
+        return self._planner.plan(
+            piece, voice, speed, lang, awaited, in_hand, words, sentence_pause, normalization
+        )
 
     def shorten(self, call: Call, limit: int) -> list[Call]:
         """`call` as calls of at most `limit` phonemes, cut between words."""
@@ -187,7 +192,7 @@ class Engine:
                 sentence_pause=0.0,
                 clause_pause=0.0,
             )
-        pause = silence(pause_after(call.phonemes) / call.speed)
+        pause = silence(call.pause)
         return np.concatenate([to_pcm16(audio), pause])
 
     def inputs(self, call: Call) -> dict[str, np.ndarray]:
@@ -229,7 +234,7 @@ class Engine:
         if self._cut is None:
             yield self.run(call, tag), True
             return
-        pause = silence(pause_after(call.phonemes) / call.speed)
+        pause = silence(call.pause)
         try:
             plan = self._cut.plan(self.inputs(call), tag)
             if clock is not None:
@@ -293,12 +298,13 @@ class Engine:
         speed: float = 1.0,
         lang: str | None = None,
         awaited: bool = False,
+        sentence_pause: int = SENTENCE_PAUSE_MS,
     ) -> Iterator[np.ndarray]:
         """Yield int16 audio for one piece of text, one array per model call.
 
         Arrays can be played back to back; see `plan` for `awaited`.
         """
-        for call in self.plan(piece, voice, speed, lang, awaited):
+        for call in self.plan(piece, voice, speed, lang, awaited, sentence_pause=sentence_pause):
             yield self.run(call)
 
     @property

@@ -6,8 +6,11 @@ Text work only: no model runs here. The engine decodes what this plans.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
 from wyoming_kokoro.catalog.voices import VoiceSpec, g2p_language
 from wyoming_kokoro.options import SPEED
 from wyoming_kokoro.settings import EngineSettings
@@ -15,7 +18,9 @@ from wyoming_kokoro.synthesis.calls import Call
 from wyoming_kokoro.synthesis.timing import divide, mark
 from wyoming_kokoro.text.g2p import Phonemizer, reading_language
 from wyoming_kokoro.text.normalize import normalize
+from wyoming_kokoro.text.normalize.passes import switched_off
 from wyoming_kokoro.text.normalize.runs import bound_runs
+from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
@@ -39,18 +44,20 @@ class Planner:
         self._windows = windows
         self._phonemize = Phonemizer(tokenizer.phonemize, lexicon=lexicon)
 
-    def phonemes(self, text: str, lang: str) -> str:
+    def phonemes(self, text: str, lang: str, normalized: bool = True) -> str:
         """Normalized text → phonemes (what the model will say). Unnormalized text
-        still has its runs too long to listen to cut (runs.py)."""
-        text = normalize(text, lang) if self.settings.normalize else bound_runs(text)
+        (the settings' or, `normalized` False, one request's) still has its runs too
+        long to listen to cut (runs.py)."""
+        normalizing = self.settings.normalize and normalized
+        text = normalize(text, lang) if normalizing else bound_runs(text)
         return self._phonemize(text, lang)
 
-    def _said(self, text: str, lang: str) -> str:
+    def _said(self, text: str, lang: str, normalized: bool = True) -> str:
         """`phonemes`, contained: a text exception (a bug) never ends an answer. Should
         the normalized text fail the G2P, the text is read as written; should that fail
         too, this part alone is left unsaid. One warning each time."""
         try:
-            return self.phonemes(text, lang)
+            return self.phonemes(text, lang, normalized)
         except Exception:
             _LOGGER.warning("Reading a piece in %s failed; read as written", lang, exc_info=True)
         try:
@@ -72,6 +79,8 @@ class Planner:
         awaited: bool = False,
         in_hand: float | None = None,
         words: bool = False,
+        sentence_pause: int = SENTENCE_PAUSE_MS,
+        normalization: Normalization | None = None,
     ) -> list[Call]:
         """The model calls that speak one piece of text, in order.
 
@@ -82,8 +91,27 @@ class Planner:
         (a later piece: the seconds of audio its listener has yet to hear) goes with
         its first call, which the engine decodes in windows if a whole call would come
         later than that; such a piece is never cut. `words`: the calls carry the
-        piece's written words, for the engine's `timed`.
+        piece's written words, for the engine's `timed`. `sentence_pause`: the
+        milliseconds after a sentence's end; `normalization`: the request's own.
         """
+        how = normalization or Normalization()
+        with switched_off(how.off):
+            return self._plan(
+                piece, voice, speed, lang, awaited, in_hand, words, sentence_pause, how.normalize
+            )
+
+    def _plan(
+        self,
+        piece: str,
+        voice: VoiceSpec,
+        speed: float,
+        lang: str | None,
+        awaited: bool,
+        in_hand: float | None,
+        words: bool,
+        sentence_pause: int,
+        normalized: bool,
+    ) -> list[Call]:
         from kokoro_onnx.chunker import split_phonemes
 
         SPEED.check(speed)
@@ -94,17 +122,23 @@ class Planner:
         cut = awaited and not windowed and lang.startswith("en")
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
-            for batch in split_phonemes(self._said(part, lang), self.settings.max_call_tokens):
+            said = self._said(part, lang, normalized)
+            for batch in split_phonemes(said, self.settings.max_call_tokens):
                 if self._says_anything(batch):
                     first = not calls
-                    call = Call(batch, voice, speed, windowed and first, in_hand if first else None)
-                    calls.append(call)
+                    hand = in_hand if first else None
+                    call = Call(batch, voice, speed, windowed and first, hand)
+                    calls.append(replace(call, sentence_pause=sentence_pause))
         if words and calls:
             from wyoming_kokoro.text.words import readings
 
             try:
                 found = readings(
-                    piece, lang, self.phonemes, self._phonemize, self.settings.normalize
+                    piece,
+                    lang,
+                    partial(self.phonemes, normalized=normalized),
+                    self._phonemize,
+                    self.settings.normalize and normalized,
                 )
             except Exception:  # the words lose their times, the piece is still said
                 _LOGGER.warning("Finding the words of a piece failed", exc_info=True)
@@ -121,7 +155,7 @@ class Planner:
         parts = split_phonemes(call.phonemes, limit)
         # The first part is decoded next: what its listener has in hand goes with it.
         calls = [
-            Call(part, call.voice, call.speed, call.windowed, None if i else call.in_hand)
+            replace(call, phonemes=part, words=None, in_hand=None if i else call.in_hand)
             for i, part in enumerate(parts)
         ]
         return divide(call, calls, self._tokenizer.vocab)

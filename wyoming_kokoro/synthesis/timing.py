@@ -15,7 +15,7 @@ from collections.abc import Collection
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from wyoming_kokoro.audio import SAMPLE_RATE, pause_after
+from wyoming_kokoro.audio import SAMPLE_RATE
 from wyoming_kokoro.synthesis.calls import Call, Span
 from wyoming_kokoro.text.words import Reading, Stretch, align
 from wyoming_kokoro.timeline import WordTime
@@ -101,7 +101,7 @@ class CallClock:
         self._held: list[WordTime] | None = None  # the call's last word, until its audio ends
         self._samples = 0
         # The pause after the call, as the engine adds it (audio.silence).
-        self._pause = int(pause_after(call.phonemes) / call.speed * SAMPLE_RATE)
+        self._pause = int(call.pause * SAMPLE_RATE)
 
     def heard(self, samples: int, last: bool) -> list[WordTime]:
         """The words to hand on with the call's next `samples` of audio."""

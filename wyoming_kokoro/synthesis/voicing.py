@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
 from wyoming_kokoro.options import VOLUME_RANGE
 from wyoming_kokoro.synthesis.loudness import Leveler, apply_gain
 
@@ -25,11 +26,12 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Voicing:
-    """A piece's voice (a single voice or a blend), speed and volume."""
+    """A piece's voice (a single voice or a blend), speed, volume and sentence pause."""
 
     voice: VoiceSpec
     speed: float = 1.0
     volume: float = 1.0  # times the voice's equal loudness
+    sentence_pause: int = SENTENCE_PAUSE_MS  # milliseconds after a sentence, at speed 1.0
 
 
 class Voiced:
@@ -39,10 +41,16 @@ class Voiced:
         self.engine = engine
         self._leveler = leveler  # None: the engine's own loudness (tests, benchmarks)
 
-    def voicing(self, voice: str, speed: float = 1.0, volume: float = 1.0) -> Voicing:
+    def voicing(
+        self,
+        voice: str,
+        speed: float = 1.0,
+        volume: float = 1.0,
+        sentence_pause: int = SENTENCE_PAUSE_MS,
+    ) -> Voicing:
         """Parse `voice` against the loaded voices (VoiceError if unknown)."""
         volume = min(max(volume, VOLUME_RANGE[0]), VOLUME_RANGE[1])
-        return Voicing(self.engine.voice(voice), speed, volume)
+        return Voicing(self.engine.voice(voice), speed, volume, sentence_pause)
 
     def level(self, voicing: Voicing, audio: np.ndarray) -> np.ndarray:
         """One stretch of the engine's audio as it leaves: levelled, times the volume."""
@@ -56,7 +64,9 @@ class Voiced:
         self, piece: str, voicing: Voicing, lang: str | None = None, awaited: bool = False
     ) -> Iterator[np.ndarray]:
         """One piece of text as levelled int16 audio, one array per model call."""
-        for audio in self.engine.speak(piece, voicing.voice, voicing.speed, lang, awaited):
+        engine = self.engine
+        pause = voicing.sentence_pause
+        for audio in engine.speak(piece, voicing.voice, voicing.speed, lang, awaited, pause):
             yield self.level(voicing, audio)
 
     def timed(
@@ -66,7 +76,15 @@ class Voiced:
         import numpy as np
 
         engine = self.engine
-        for call in engine.plan(piece, voicing.voice, voicing.speed, lang, awaited, words=True):
+        for call in engine.plan(
+            piece,
+            voicing.voice,
+            voicing.speed,
+            lang,
+            awaited,
+            words=True,
+            sentence_pause=voicing.sentence_pause,
+        ):
             audio, words = [], []
             for pcm, _, told in engine.timed(call):
                 audio.append(pcm)

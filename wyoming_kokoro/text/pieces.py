@@ -65,6 +65,10 @@ _KEPT_RUN = 4 * MAX_RUN
 
 _PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
 
+# Between the pieces of two paragraphs (a blank line) when asked for: a mark, not
+# text (the paragraph pause is placed there, audio.Pauses). Unicode's own separator.
+PARAGRAPH = "\u2029"
+
 
 class SentenceStream:
     """Turns text, fed in any pieces, into speakable pieces (sentences or clauses).
@@ -79,7 +83,8 @@ class SentenceStream:
     undecided, and a sentence that never ends is cut at a clause.
     """
 
-    def __init__(self, language: str = "en") -> None:
+    def __init__(self, language: str = "en", paragraphs: bool = False) -> None:
+        """`paragraphs`: a blank line after something said gives `PARAGRAPH`."""
         lang = base_language(language)
         self._segmenter = pysbd.Segmenter(
             language=lang if lang in _PYSBD_LANGS else "en", clean=False
@@ -95,6 +100,8 @@ class SentenceStream:
         self._started = False  # a piece was emitted: the listener hears something
         self._head_said = 0  # characters of a sentence's head said; its rest is next
         self._run_tail = RunTail(_KEPT_RUN)
+        self._paragraphs = paragraphs
+        self._since_paragraph = False  # a piece came since the last PARAGRAPH
 
     def feed(self, chunk: str, *, more: bool = True, head: bool = True) -> list[str]:
         """Add text; return the pieces that became complete.
@@ -177,6 +184,9 @@ class SentenceStream:
             out += self._emit(clean_inline(seg), boundary=i == len(segments) - 1)
         if blank:
             out += self._emit("", force=True)  # a blank line ends a paragraph
+            if self._paragraphs and self._since_paragraph:
+                out.append(PARAGRAPH)
+                self._since_paragraph = False
         return out
 
     def _sentences(self, final: bool) -> list[str]:
@@ -321,6 +331,11 @@ class SentenceStream:
 
     def _emit(self, sentence: str, boundary: bool = False, force: bool = False) -> list[str]:
         """Join short sentences to a neighbour; cut long ones at clauses."""
+        out = self._pieces(sentence, boundary, force)
+        self._since_paragraph = self._since_paragraph or bool(out)
+        return out
+
+    def _pieces(self, sentence: str, boundary: bool, force: bool) -> list[str]:
         if sentence and not re.search(r"\w", sentence):
             sentence = ""  # only punctuation or symbols: nothing to say
         sentence = bound_runs(sentence).strip()  # before split_long could cut a run
@@ -366,7 +381,7 @@ def _quiet_end(line: str, start: int) -> int:
     return end
 
 
-def split_text(text: str, language: str = "en") -> list[str]:
-    """All speakable pieces of a whole text."""
-    stream = SentenceStream(language)
+def split_text(text: str, language: str = "en", paragraphs: bool = False) -> list[str]:
+    """All speakable pieces of a whole text (with `PARAGRAPH` marks, if asked)."""
+    stream = SentenceStream(language, paragraphs)
     return stream.feed(text, more=False) + stream.finish()

@@ -18,7 +18,7 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 
-from wyoming_kokoro.audio import pause_after
+from wyoming_kokoro.audio import Pauses, pause_after
 from wyoming_kokoro.text.g2p.inline import PHONEMES_CLOSE, PHONEMES_OPEN, from_ipa
 from wyoming_kokoro.text.say_as import said_as
 from wyoming_kokoro.text.ssml_plain import declares_dtd, plain_text, repaired
@@ -70,12 +70,16 @@ class Pause:
     ms: int  # 0: only a boundary (the text before it is a whole piece)
     explicit: bool = False  # a <break>: its time includes the pause of the text before it
 
-    def silence_ms(self, before: str, speed: float = 1.0) -> int:
+    def silence_ms(self, before: str, speed: float = 1.0, pauses: Pauses | None = None) -> int:
         """The silence to add after `before` (the last piece said before the pause, at
-        `speed`), whose end already brings its own pause."""
+        `speed`), whose end already brings its own pause (`pauses.sentence` after a
+        sentence). A paragraph's end is at least `pauses.paragraph` in all."""
+        pauses = pauses or Pauses()
         if not self.explicit:
+            if self.ms and before:  # </p>: its own, or the paragraph pause if longer
+                return max(self.ms, pauses.after_paragraph(before, speed))
             return self.ms
-        own = pause_after(before) * 1000 / speed if before else 0.0
+        own = pause_after(before, pauses.sentence) * 1000 / speed if before else 0.0
         return max(0, round(self.ms - own))
 
 

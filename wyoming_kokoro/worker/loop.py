@@ -41,6 +41,7 @@ from wyoming_kokoro.protocol import (
 from wyoming_kokoro.synthesis.loudness import for_voices_file
 from wyoming_kokoro.synthesis.stopping import Interrupted
 from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
+from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.worker.crash_hook import crash_for_tests, crash_marker
 from wyoming_kokoro.worker.going_on import ENDED, replay, unheard
 
@@ -101,6 +102,8 @@ class _Worker:
                     awaited=message.awaited,
                     in_hand=message.in_hand,
                     words=message.words,
+                    sentence_pause=message.sentence_pause,
+                    normalization=Normalization(message.normalize, tuple(message.normalize_off)),
                 )
                 calls: deque[Call | Windows] = deque(plan)
                 replay(calls, message.steps, self._engine.shorten)  # after a worker died

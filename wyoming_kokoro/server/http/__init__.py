@@ -82,6 +82,7 @@ async def start_http(
             volume=speech.volume,
             lead_ms=speech.lead_silence,
             tail_ms=speech.tail_silence,
+            pauses=speech.pauses,
         ),
         next_client_id=next_client_id,
         max_streams=connections.max_connections,

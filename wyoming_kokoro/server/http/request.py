@@ -1,18 +1,21 @@
 """The body of `POST /v1/audio/speech`, checked field by field as OpenAI defines it.
 
-Kokoro-FastAPI's extensions are read too: `lang_code` (the reading language) and
-voice blends such as "af_bella(2)+af_sky(1)".
+Kokoro-FastAPI's extensions are read too: `lang_code` (the reading language), voice
+blends such as "af_bella(2)+af_sky(1)" and `normalization_options`; and our own
+`sentence_pause` and `paragraph_pause` (milliseconds).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from wyoming_kokoro.audio import LONGEST_PAUSE_MS, Pauses
 from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.options import SPEED, VOLUME_RANGE
 from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.voicemap import openai_voice
+from wyoming_kokoro.text.normalizing import Normalization, NormalizationError, from_options
 
 if TYPE_CHECKING:
     from wyoming_kokoro.catalog.presets import Choice
@@ -35,6 +38,7 @@ class Voices:
     volume: float = 1.0  # --volume
     lead_ms: int = 0
     tail_ms: int = 0
+    pauses: Pauses = field(default_factory=Pauses)  # --sentence-pause, --paragraph-pause
 
     def current(self) -> Offer:
         from wyoming_kokoro.server.offer import Offer
@@ -55,6 +59,9 @@ class SpeechRequest:
     preset: str | None = None
     words: bool = False  # return_timestamps: the words' times (captioned, or SSE events)
     stream: bool = True  # captioned speech: a JSON object per chunk, else one at the end
+    # The request's, else the preset's, else the server's.
+    pauses: Pauses = field(default_factory=Pauses)
+    normalization: Normalization = field(default_factory=Normalization)
 
 
 def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -133,6 +140,38 @@ def _voice(body: dict[str, Any], voices: Voices) -> Choice:
         raise ApiError(400, str(err), param="lang_code", code="invalid_value") from err
 
 
+def _pause(body: dict[str, Any], key: str) -> int | None:
+    """A pause in whole milliseconds (None: absent or null)."""
+    value = body.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ApiError(400, f"'{key}' must be a number of milliseconds", key, "invalid_type")
+    if not 0 <= value <= LONGEST_PAUSE_MS:
+        raise ApiError(
+            400, f"'{key}' must be 0 to {LONGEST_PAUSE_MS} milliseconds", key, "invalid_value"
+        )
+    if value != int(value):  # 0.5 is a half second written in seconds, not 0 ms
+        raise ApiError(
+            400, f"'{key}' is whole milliseconds (500 for half a second)", key, "invalid_value"
+        )
+    return int(value)
+
+
+def _pauses(body: dict[str, Any], choice: Choice, server: Pauses) -> Pauses:
+    """The request's pauses, else its preset's, else the server's."""
+    preset = server.over(choice.sentence_pause, choice.paragraph_pause)
+    return preset.over(_pause(body, "sentence_pause"), _pause(body, "paragraph_pause"))
+
+
+def _normalization(body: dict[str, Any]) -> Normalization:
+    try:
+        return from_options(body.get("normalization_options"))
+    except NormalizationError as err:
+        param = f"normalization_options.{err.key}" if err.key else "normalization_options"
+        raise ApiError(400, str(err), param, "invalid_value") from None
+
+
 def _is_unicode(text: str) -> bool:
     """False for a lone surrogate, which JSON can escape but no UTF-8 encodes."""
     try:
@@ -204,4 +243,6 @@ def parse_speech(body: Any, voices: Voices, captioned: bool = False) -> SpeechRe
         preset=choice.preset,
         words=_flag(body, "return_timestamps", captioned),
         stream=_flag(body, "stream", True),
+        pauses=_pauses(body, choice, voices.pauses),
+        normalization=_normalization(body),
     )

@@ -160,6 +160,8 @@ async def _stream(
             lead_ms=config.voices.lead_ms,
             tail_ms=config.voices.tail_ms,
             words=speech_request.words,
+            pauses=speech_request.pauses,
+            normalization=speech_request.normalization,
         )
         await _add_input(spoken, speech_request, config)
         spoken.finish()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from wyoming.event import Event
 from wyoming.tts import SynthesizeVoice
 
+from wyoming_kokoro.audio import Pauses
 from wyoming_kokoro.catalog.voices import VoiceError
 from wyoming_kokoro.server.utterance import HEAD_WAIT_S
 from wyoming_kokoro.server.wyoming.wire import Limits
@@ -39,6 +40,8 @@ class HandlerConfig:
     volume: float = 1.0  # --volume
     lead_ms: int = 0  # --lead-silence
     tail_ms: int = 0  # --tail-silence
+    # --sentence-pause, --paragraph-pause (a preset's win)
+    pauses: Pauses = field(default_factory=Pauses)
     phrase_wait: float = HEAD_WAIT_S  # --phrase-wait
     word_events: bool = False  # --word-events
 

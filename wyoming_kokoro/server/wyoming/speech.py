@@ -71,6 +71,7 @@ class Utterance:
             tail_ms=config.tail_ms,
             head_wait=config.phrase_wait,
             words=config.word_events,
+            pauses=config.pauses.over(choice.sentence_pause, choice.paragraph_pause),
         )
         self.sender: asyncio.Task[None] | None = None
 

@@ -13,8 +13,16 @@ from types import MappingProxyType
 from wyoming_kokoro.text.charsets import SPACE_RUN
 from wyoming_kokoro.text.normalize.en_dates import dates_and_times, weekdays, years
 from wyoming_kokoro.text.normalize.en_ranges import money_ranges, time_ranges
-from wyoming_kokoro.text.normalize.en_text import abbreviations, addresses, phones_and_versions
-from wyoming_kokoro.text.normalize.en_units import money_and_units
+from wyoming_kokoro.text.normalize.en_text import (
+    abbreviations,
+    domains,
+    emails,
+    ip_addresses,
+    phones,
+    urls,
+    versions,
+)
+from wyoming_kokoro.text.normalize.en_units import money, units
 from wyoming_kokoro.text.normalize.en_words import (
     MOST_DIGITS,
     NUMBER,
@@ -187,15 +195,20 @@ def _spaces(text: str, gb: bool) -> str:
 
 # The passes in order, most specific first; each is contained (passes.py).
 _PASSES: tuple[tuple[str, Callable[[str, bool], str]], ...] = (
-    ("addresses", lambda text, gb: addresses(text)),
+    ("URLs", lambda text, gb: urls(text)),
+    ("e-mail addresses", lambda text, gb: emails(text)),
+    ("domains", lambda text, gb: domains(text)),
+    ("IP addresses", lambda text, gb: ip_addresses(text)),
     ("weekdays", lambda text, gb: weekdays(text)),
     # "10 x 20 cm", before units take the "20"
     ("dimensions", _with_digits(lambda text, gb: _DIMENSION_RE.sub(" by ", text))),
     ("dates and times", _with_digits(dates_and_times)),
     ("time ranges", time_ranges),
-    ("phones and versions", _with_digits(phones_and_versions)),
+    ("phones", _with_digits(lambda text, gb: phones(text))),
+    ("versions", _with_digits(versions)),
     ("money ranges", _with_digits(money_ranges)),
-    ("money and units", money_and_units),  # also units without a number: "in km/h"
+    ("money", money),
+    ("units", units),  # also units without a number: "in km/h"
     ("years", _with_digits(years)),
     ("symbols", _symbols),  # before fractions, so "> ½" still sees what follows
     ("fractions", _vulgar_fractions),

@@ -145,25 +145,46 @@ def _abbreviation(m: re.Match[str]) -> str:
     return words + (keep_period(m) if abbr in _ENDS_SENTENCE else "")
 
 
-def addresses(text: str) -> str:
-    """URLs, e-mail and IP addresses: before anything else reads their dots."""
-    if "." not in text:
-        return text
-    if "://" in text or "www." in text:
+# URLs, e-mail and IP addresses are read before anything else reads their dots, in
+# passes of their own so that a request can turn each off (normalization_options).
+
+
+def urls(text: str) -> str:
+    """Addresses with a scheme or www. (before e-mail: a URL may hold an @)."""
+    if "." in text and ("://" in text or "www." in text):
         text = _URL_RE.sub(_url, text)
-    if "@" in text:
+    return text
+
+
+def emails(text: str) -> str:
+    """E-mail addresses (before bare domains: the domain after the @ is the address's)."""
+    if "." in text and "@" in text:
         text = _EMAIL_RE.sub(lambda m: _speak_address(m[0]), text)
-    if _DOMAIN_HINT_RE.search(text):
+    return text
+
+
+def domains(text: str) -> str:
+    """Bare domain names, with a port or a path."""
+    if "." in text and _DOMAIN_HINT_RE.search(text):
         text = _DOMAIN_RE.sub(_url, text)
-    if _IP_HINT_RE.search(text):
+    return text
+
+
+def ip_addresses(text: str) -> str:
+    if "." in text and _IP_HINT_RE.search(text):
         text = _IP_RE.sub(_ip, text)
     return text
 
 
-def phones_and_versions(text: str, gb: bool) -> str:
-    """Phone numbers digit by digit in their groups; versions part by part."""
+def phones(text: str) -> str:
+    """Phone numbers digit by digit in their groups."""
     if _PHONE_HINT_RE.search(text):
         text = _PHONE_RE.sub(_phone, text)
+    return text
+
+
+def versions(text: str, gb: bool) -> str:
+    """Versions part by part (after phones, whose groups are not versions)."""
     if _VERSION_HINT_RE.search(text):
         text = _VERSION_RE.sub(lambda m: _version(m, gb), text)
     return text

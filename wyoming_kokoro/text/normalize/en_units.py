@@ -256,13 +256,18 @@ def _standalone(m: re.Match[str], gb: bool) -> str:
     return _unit_name(many, gb)
 
 
-def money_and_units(text: str, gb: bool) -> str:
-    """Amounts of money, then numbers with units, then units standing alone."""
+def money(text: str, gb: bool) -> str:
+    """Amounts of money (before units: "$5 m" is money, "5 m" a length)."""
     if _MONEY_HINT_RE.search(text):
         text = _PREFIX_MONEY_RE.sub(lambda m: _money(m, gb), text)
         text = _SUFFIX_MONEY_RE.sub(lambda m: _money(m, gb), text)
     if _CENTS_HINT_RE.search(text):
         text = _CENTS_RE.sub(lambda m: _cents(m, gb), text)
+    return text
+
+
+def units(text: str, gb: bool) -> str:
+    """Numbers with units, then units standing alone."""
     if _DIGIT_RE.search(text):
         text = _QUANTITY_RE.sub(lambda m: _quantity(m, gb), text)
     if _STANDALONE_RE.search(text):

@@ -1,0 +1,164 @@
+"""All the cores a long render may use: speaking processes, each with the model on one
+onnxruntime thread, take the parts in the book's order; kokoro-say itself only hands
+them out and counts what is done (the audio is joined in order from the work dir).
+
+One thread per process wastes the least: a call's own threads wait on each other,
+separate parts never do. Each process holds its own model, so the count is capped by
+the memory available as well as by the CPUs (see docs/long-form.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import multiprocessing
+import os
+import queue
+import signal
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from wyoming_kokoro import lifeline
+from wyoming_kokoro.cpus import affinity_cpus, cgroup_cpu_quota
+
+from .plan import Part
+from .speaking import Setup, Speaker
+
+_LOGGER = logging.getLogger("kokoro_say")
+
+# What one speaking process holds at most (the model, its session's buffers, a long
+# part's audio), with room to spare: a process is started only if this much is free.
+PROCESS_MB = 600
+_MEMINFO = Path("/proc/meminfo")
+
+Job = tuple[int, Part, str]  # the part's index in the plan, the part, its key
+
+
+class SpeakingFailed(RuntimeError):
+    """A speaking process failed; the message is for the user."""
+
+
+def usable_cpus() -> int:
+    """The CPUs of this process's affinity, within its cgroup quota."""
+    cpus = affinity_cpus()
+    quota = cgroup_cpu_quota()
+    return max(1, min(cpus, math.ceil(quota))) if quota is not None else cpus
+
+
+def available_mb(meminfo: Path = _MEMINFO) -> int | None:
+    """MemAvailable in MiB (None where /proc does not say)."""
+    try:
+        for line in meminfo.read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def process_count(threads: int, parts: int, memory_mb: int | None, cpus: int) -> int:
+    """How many speaking processes: `--threads` if given (else every usable CPU), no
+    more than the parts to speak nor than the memory free holds, at least one."""
+    wanted = threads or cpus
+    if memory_mb is not None:
+        wanted = min(wanted, memory_mb // PROCESS_MB)
+    return max(1, min(wanted, parts))
+
+
+def render(jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[int], None]) -> None:
+    """Speak every job, calling `done` with its index as each is kept."""
+    if not jobs:
+        return
+    if processes <= 1:
+        # One process: the model here, on the threads --threads asked for.
+        speaker = Speaker(setup)
+        for index, part, key in jobs:
+            speaker.speak(part, key)
+            done(index)
+        return
+    _in_processes(jobs, processes, setup, done)
+
+
+def _in_processes(
+    jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[int], None]
+) -> None:
+    # spawn: a fresh interpreter, not a fork of a process with threads.
+    context = multiprocessing.get_context("spawn")
+    tasks: multiprocessing.Queue = context.Queue()
+    results: multiprocessing.Queue = context.Queue()
+    for job in jobs:
+        tasks.put(job)
+    workers = [
+        context.Process(
+            target=serve, args=(setup, tasks, results, os.getpid()), daemon=True, name=f"speak-{n}"
+        )
+        for n in range(processes)
+    ]
+    for _ in workers:
+        tasks.put(None)
+    finished = False
+    try:
+        for worker in workers:
+            worker.start()
+        left = len(jobs)
+        while left:
+            try:
+                index, error = results.get(timeout=0.5)
+            except queue.Empty:
+                _check_alive(workers)
+                continue
+            if error is not None:
+                raise SpeakingFailed(error)
+            left -= 1
+            done(index)
+        finished = True
+    finally:
+        # Done: each process has read its None and ends. Stopped or failed: end them.
+        for worker in workers:
+            if finished:
+                worker.join(10)
+            if worker.is_alive():
+                worker.terminate()
+        for worker in workers:
+            worker.join(10)
+        tasks.cancel_join_thread()  # parts never handed out: nobody will read them
+        results.cancel_join_thread()
+
+
+def _check_alive(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    for worker in workers:
+        code = worker.exitcode
+        if code is not None and code != 0:
+            how = f"signal {-code}" if code < 0 else f"exit code {code}"
+            raise SpeakingFailed(
+                f"a speaking process ended unexpectedly ({how}); run the same command "
+                "again to go on where it stopped"
+            )
+    if all(not w.is_alive() for w in workers):
+        raise SpeakingFailed("the speaking processes ended before the book was spoken")
+
+
+def serve(
+    setup: Setup, tasks: multiprocessing.Queue, results: multiprocessing.Queue, parent: int
+) -> None:
+    """A speaking process: parts from `tasks` until None, each answered on `results`."""
+    lifeline.die_with_parent(parent)  # a killed kokoro-say leaves no speaking process
+    # Ctrl-C reaches the whole process group: kokoro-say decides, and ends us by SIGTERM.
+    for sig in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    try:
+        speaker = Speaker(setup, threads=1)
+    except Exception as err:  # the model's own failures have many types
+        _LOGGER.debug("A speaking process could not load the model", exc_info=True)
+        results.put((-1, f"cannot load the model: {err}"))
+        return
+    while (job := tasks.get()) is not None:
+        index, part, key = job
+        try:
+            speaker.speak(part, key)
+        except Exception as err:
+            _LOGGER.debug("Speaking part %d failed", index, exc_info=True)
+            results.put((index, f"cannot speak the book: {err}"))
+            return
+        results.put((index, None))

@@ -1,0 +1,205 @@
+"""The long form's bookkeeping, without the model: parts planned from a chapter's
+steps, kept and found again (resume), joined in the book's order whatever order they
+finished in, progress as parts finish, how many processes, chapter file names."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kokoro_say import parallel
+from kokoro_say.book_outputs import Joiner, Spoken, chapter_file
+from kokoro_say.plan import Part, Pause, Say, group
+from kokoro_say.progress import ChapterProgress
+from kokoro_say.resume import WorkDir, work_dir_for
+
+from wyoming_kokoro.timeline import WordTime
+
+_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
+_steps = st.lists(
+    st.one_of(
+        st.builds(Say, _text, st.just("jm_kumo"), st.just(1.0), st.just(1.0), st.just("en-us")),
+        st.builds(Pause, st.integers(0, 2000)),
+    ),
+    max_size=20,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=_steps, limit=st.integers(1, 200))
+def test_parts_keep_every_step_in_order_and_each_says_something(
+    steps: list[Say | Pause], limit: int
+) -> None:
+    parts = group(3, steps, limit)
+    said = [s for s in steps if isinstance(s, Say)]
+    if not said:
+        assert parts == []
+        return
+    # Leading pauses go with the first part, trailing ones with the last.
+    assert [s for p in parts for s in p.steps] == steps
+    for part in parts:
+        assert part.chapter == 3
+        assert any(isinstance(s, Say) for s in part.steps)
+        sizes = [len(s.text) for s in part.steps if isinstance(s, Say)]
+        assert sum(sizes) <= limit or len(sizes) == 1
+
+
+def test_a_part_s_key_changes_with_its_voice_speed_text_and_the_run() -> None:
+    part = Part(0, (Say("Hello there.", "jm_kumo", 1.0, 1.0, "en-us"),))
+    keys = {
+        part.key("run"),
+        part.key("another run"),
+        Part(0, (Say("Hello there!", "jm_kumo", 1.0, 1.0, "en-us"),)).key("run"),
+        Part(0, (Say("Hello there.", "jf_alpha", 1.0, 1.0, "en-us"),)).key("run"),
+        Part(0, (Say("Hello there.", "jm_kumo", 1.1, 1.0, "en-us"),)).key("run"),
+        Part(0, (Say("Hello there.", "jm_kumo", 1.0, 1.0, "en-gb"),)).key("run"),
+    }
+    assert len(keys) == 6
+
+
+def _words(n: int) -> list[WordTime]:
+    return [WordTime(f"w{i}", i / 10, i / 10 + 0.05) for i in range(n)] + [
+        WordTime("—", None, None)
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_parts_are_joined_in_the_books_order_whatever_order_they_finished_in(
+    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+) -> None:
+    # Processes finish parts in any order: the output is still the book's order, each
+    # part's words placed after the audio before it.
+    lengths = data.draw(st.lists(st.integers(0, 3000), min_size=1, max_size=6))
+    order = data.draw(st.permutations(range(len(lengths))))
+    work = WorkDir(tmp_path_factory.mktemp("parts") / ".out.wav.kokoro-say-parts", "out.wav")
+    work.open("run")
+    audio = [np.full(n, i + 1, dtype=np.int16) for i, n in enumerate(lengths)]
+    for index in order:
+        work.save(f"p{index}", audio[index], _words(index))
+    chapters = [Spoken(1, "One", tuple(f"p{i}" for i in range(len(lengths))))]
+    joiner = Joiner(work, lead=0.01, tail=0.02)
+    joined = np.concatenate(list(joiner.audio(chapters)))
+    lead = 240
+    assert np.array_equal(joined[lead : len(joined) - 480], np.concatenate(audio))
+    total, starts = joiner.samples(chapters, joined=True)
+    assert total == len(joined) and starts == [lead]
+    at = lead
+    expected = []
+    for index, n in enumerate(lengths):
+        expected += [w.shifted(at / 24000) for w in _words(index)]
+        at += n
+    assert joiner.words == expected
+
+
+def test_a_part_is_done_only_when_whole(tmp_path: Path) -> None:
+    work = WorkDir(tmp_path / "work", "out.m4b")
+    work.open("run")
+    work.save("a", np.arange(100, dtype=np.int16), [WordTime("Hi.", 0.0, 0.1)])
+    assert work.done("a") and not work.done("b")
+    pcm, words = work.load("a")
+    assert np.array_equal(pcm, np.arange(100)) and words == [WordTime("Hi.", 0.0, 0.1)]
+    whole = (tmp_path / "work" / "a.part").read_bytes()
+    for cut in (0, 5, 20, len(whole) - 1):  # a file cut anywhere is not done
+        (tmp_path / "work" / "a.part").write_bytes(whole[:cut])
+        assert not work.done("a")
+        with pytest.raises(OSError, match="run again"):
+            work.load("a")
+    assert not any(".tmp" in p.name for p in (tmp_path / "work").iterdir())
+
+
+def test_another_key_starts_over_and_a_second_run_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "work"
+    first = WorkDir(path, "out.m4b")
+    first.open("run 1")
+    first.save("a", np.ones(10, dtype=np.int16), [])
+    (path / "a.part.tmpxyz").write_bytes(b"half")  # a write a kill cut short
+    with pytest.raises(OSError, match=r"another kokoro-say is writing out\.m4b"):
+        WorkDir(path, "out.m4b").open("run 1")
+    first.close()
+    again = WorkDir(path, "out.m4b")
+    again.open("run 1")
+    assert again.done("a") and not (path / "a.part.tmpxyz").exists()
+    again.close()
+    changed = WorkDir(path, "out.m4b")
+    changed.open("run 2")  # another input or option: nothing kept counts
+    assert not changed.done("a") and not (path / "a.part").exists()
+    changed.remove()
+    assert not path.exists()
+
+
+def test_the_work_dir_is_hidden_beside_the_output(tmp_path: Path) -> None:
+    assert work_dir_for(str(tmp_path / "book.m4b")) == tmp_path / ".book.m4b.kokoro-say-parts"
+    assert work_dir_for(str(tmp_path / "chapters") + "/") == (
+        tmp_path / ".chapters.kokoro-say-parts"
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_progress_has_a_line_per_chapter_and_reaches_100(data: st.DataObject) -> None:
+    # Parts of several chapters finishing in any order (several processes).
+    sizes = data.draw(st.lists(st.lists(st.integers(1, 500), min_size=1, max_size=4), min_size=1))
+    parts = [(c, n) for c, chapter in enumerate(sizes) for n in chapter]
+    order = data.draw(st.permutations(parts))
+    now = [0.0]
+    out = io.StringIO()
+    chapters = [(f"Title {c}", sum(chapter), 0) for c, chapter in enumerate(sizes)]
+    progress = ChapterProgress(chapters, bar=False, clock=lambda: now[0], stream=out)
+    for chapter, chars in order:
+        now[0] += 1
+        progress.part_done(chapter, chars)
+    lines = out.getvalue().splitlines()
+    assert sorted(int(line.split()[2]) for line in lines) == list(range(1, len(sizes) + 1))
+    percents = [int(line.split("(")[1].split(" %")[0]) for line in lines]
+    assert percents == sorted(percents) and percents[-1] == 100
+    assert all(line.endswith(f": Title {int(line.split()[2]) - 1}") for line in lines)
+
+
+def test_progress_bar_counts_only_what_is_left_after_a_resume() -> None:
+    now = [0.0]
+    out = io.StringIO()
+    # Chapter one was spoken before the stop: its time is not this run's pace.
+    progress = ChapterProgress(
+        [("One", 100, 100), ("Two", 100, 0)], bar=True, clock=lambda: now[0], stream=out
+    )
+    now[0] = 10.0
+    progress.part_done(1, 50)
+    assert progress.percent() == 75
+    assert progress.seconds_left() == pytest.approx(10.0)
+    assert "Chapter 2/2" in out.getvalue() and "about 0:10 left" in out.getvalue()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    threads=st.integers(0, 64),
+    parts=st.integers(1, 500),
+    memory=st.one_of(st.none(), st.integers(0, 64_000)),
+    cpus=st.integers(1, 256),
+)
+def test_process_count_stays_within_cpus_memory_and_parts(
+    threads: int, parts: int, memory: int | None, cpus: int
+) -> None:
+    count = parallel.process_count(threads, parts, memory, cpus)
+    assert 1 <= count <= parts
+    assert count <= (threads or cpus)
+    if memory is not None:
+        assert count == 1 or count * parallel.PROCESS_MB <= memory
+
+
+@settings(max_examples=100, deadline=None)
+@given(title=st.text(max_size=300), number=st.integers(1, 150))
+def test_chapter_files_are_numbered_plain_names_in_the_directory(
+    tmp_path_factory: pytest.TempPathFactory, title: str, number: int
+) -> None:
+    directory = str(tmp_path_factory.getbasetemp())
+    path = chapter_file(directory, Spoken(number, title, ()), 150, "flac")
+    name = os.path.basename(path)
+    assert os.path.dirname(path) == directory
+    assert name.startswith(f"{number:03d}") and name.endswith(".flac")
+    assert "/" not in name and "\x00" not in name and len(name.encode()) < 255
