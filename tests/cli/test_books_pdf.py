@@ -170,6 +170,33 @@ def test_a_pdf_without_an_outline_is_one_chapter_named_by_its_title(tmp_path):
     assert [(c.title, c.text) for c in book.chapters] == [("The Printed Book", "Just words.")]
 
 
+def test_without_an_outline_chapter_lines_the_text_shows_start_chapters(tmp_path):
+    pdf = new_pdf()
+    pdf.add_page()
+    lines(pdf, "Contents", "Chapter 1: Rain .... 2", "Chapter 2: Sun .... 3", "Chapter 3 .... 3")
+    pdf.add_page()
+    lines(
+        pdf,
+        "Chapter 1: Rain",
+        "It rained all day, and the talk of the town was of",
+        "Part 2 of the",
+    )
+    lines(pdf, "harvest, which was lost.")
+    pdf.add_page()
+    lines(pdf, "Chapter 2", "The Morning", "The sun came out.", "Chapter 3", "The end.")
+    book = read_book(save(pdf, tmp_path / "plain.pdf"))
+    assert [c.title for c in book.chapters] == [
+        "The Printed Book",
+        "Chapter 1: Rain",
+        "Chapter 2: The Morning",
+        "Chapter 3",
+    ]
+    assert book.chapters[1].text == (
+        "Chapter 1: Rain\n\n"
+        "It rained all day, and the talk of the town was of Part 2 of the harvest, which was lost."
+    )
+
+
 def test_a_scanned_pdf_without_text_says_to_run_ocr(tmp_path):
     pdf = new_pdf(running=False)
     pdf.add_page()

@@ -17,11 +17,15 @@ from typing import Any
 
 from kokoro_say.book import Book, BookError, Chapter
 
-from .pdf_text import paragraphs, running_lines, written
+from .pdf_text import ENDS_SENTENCE, paragraphs, running_lines, written
 from .plain import HEADING
-from .sections import name_title, says_something
+from .sections import Block, chapters_from, name_title, says_something
 
 _LOGGER = logging.getLogger("kokoro_say")
+# A line longer than this is prose, whatever it starts with.
+_MAX_HEADING = 60
+# A heading's title on the line under it is short.
+_MAX_TITLE = 40
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ def read_pdf_book(path: Path, data: bytes) -> Book:
         author=_field(info, "author"),
         language=None,
         cover=None,
-        chapters=tuple(_chapters(pages, marks, title)),
+        chapters=tuple(_chapters(pages, marks, title) if marks else _headed(pages, title)),
     )
 
 
@@ -143,6 +147,42 @@ def _chapters(pages: list[list[str]], marks: list[_Mark], opening: str) -> list[
             continue
         out.append(Chapter(title=title, text="\n\n".join(heading + paragraphs(part, document))))
     return out
+
+
+def _headed(pages: list[list[str]], opening: str) -> list[Chapter]:
+    """A PDF without an outline: chapters at the lines that read as a chapter's heading
+    ("Chapter 1", "Part Two: Home") where a line can start one: at a page's top or after
+    a sentence ended (not a wrapped line that happens to start so). A short line under
+    it is its title ("Chapter 2" / "The Morning")."""
+    document = written([line for page in pages for line in page])
+    blocks: list[Block] = []
+    text: list[str] = []
+    for page in pages:
+        may_start = True
+        for line in page:
+            if may_start and len(line) <= _MAX_HEADING and HEADING.fullmatch(line):
+                blocks += [Block(p) for p in paragraphs(text, document)]
+                blocks.append(Block(line, 1))
+                text = []
+            elif _is_title_under(blocks, text, line):
+                blocks[-1] = Block(f"{blocks[-1].text}: {line}", 1)
+            else:
+                text.append(line)
+            may_start = ENDS_SENTENCE.search(line) is not None or blocks[-1:] == [Block(line, 1)]
+    blocks += [Block(p) for p in paragraphs(text, document)]
+    return chapters_from(blocks, opening)
+
+
+def _is_title_under(blocks: list[Block], text: list[str], line: str) -> bool:
+    return (
+        not text
+        and bool(blocks)
+        and blocks[-1].heading
+        and ":" not in blocks[-1].text
+        and len(line) <= _MAX_TITLE
+        and line[:1].isupper()
+        and ENDS_SENTENCE.search(line) is None
+    )
 
 
 def _heading_line(lines: list[str], title: str) -> int:

@@ -24,7 +24,7 @@ _HYPHENATED = re.compile(r"(\w+)-$")
 _NEXT_WORD = re.compile(r"(\w+)(.*)", re.S)
 _WRITTEN = re.compile(r"\w+(?:-\w+)*")
 # A line that ends a sentence and stops short of the page's width ends its paragraph.
-_ENDS_SENTENCE = re.compile(r"[.!?:…]['\")\]\u201d\u2019]*$")
+ENDS_SENTENCE = re.compile(r"[.!?:…]['\")\]\u201d\u2019]*$")
 _SHORT = 0.85
 
 
@@ -42,7 +42,7 @@ def running_lines(pages: list[list[str]], keep: set[str]) -> list[list[str]]:
     running = {s for s, n in seen.items() if n >= least}
 
     def dropped(line: str) -> bool:
-        if line in keep or _ENDS_SENTENCE.search(line):  # a running head ends no sentence
+        if line in keep or ENDS_SENTENCE.search(line):  # a running head ends no sentence
             return False
         return shape(line) in running or _PAGE_NUMBER.fullmatch(line) is not None
 
@@ -77,7 +77,7 @@ def paragraphs(lines: list[str], document: frozenset[str]) -> list[str]:
     current = ""
     for line in lines:
         current = line if not current else _joined(current, line, document)
-        if _ENDS_SENTENCE.search(line) and len(line) < _SHORT * width:
+        if ENDS_SENTENCE.search(line) and len(line) < _SHORT * width:
             out.append(current)
             current = ""
     if current:
