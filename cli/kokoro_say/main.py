@@ -16,25 +16,20 @@ from wyoming_kokoro.audio import SAMPLE_RATE, Pauses, silence
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
-from wyoming_kokoro.catalog.presets import Preset, choose
+from wyoming_kokoro.catalog.presets import choose
 from wyoming_kokoro.catalog.presets_file import load_presets
-from wyoming_kokoro.catalog.voices import (
-    CATALOG,
-    G2P_LANGUAGES,
-    VoiceError,
-    default_voice,
-    describe_voice,
-)
+from wyoming_kokoro.catalog.voices import G2P_LANGUAGES, VoiceError, default_voice
 from wyoming_kokoro.settings import EngineSettings, ModelSettings, SpeechSettings, from_params
 from wyoming_kokoro.text.g2p import load_lexicons
 from wyoming_kokoro.timeline import Timeline
 
-from . import stopping, word_times
+from . import long_form, stopping, word_times
 from .captions import CaptionFile
 from .formats import available_formats, format_for
 from .output import AudioSink
 from .progress import PieceLines
 from .reading import read_text
+from .voice_list import list_voices
 
 if TYPE_CHECKING:
     from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
@@ -42,36 +37,22 @@ if TYPE_CHECKING:
 _LOGGER = logging.getLogger("kokoro_say")
 
 
-def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None:
-    rows = [(v.name, v.language.locale, v.gender, v.grade, v.name in installed) for v in CATALOG]
-    rows += [
-        (n, describe_voice(n).language.locale, describe_voice(n).gender, "", True)
-        for n in installed
-        if n not in {v.name for v in CATALOG}
-    ]
-    click.echo(f"{'name':<16}{'language':<10}{'gender':<8}{'grade':<7}installed")
-    for name, locale, gender, grade, have in sorted(rows, key=lambda r: (not r[4], r[0])):
-        click.echo(f"{name:<16}{locale:<10}{gender:<8}{grade:<7}{'yes' if have else 'no'}")
-    if presets:
-        click.echo(f"\n{'preset':<16}{'languages':<19}{'speed':<7}{'volume':<8}voice")
-        for preset in presets.values():
-            speed = "" if preset.speed is None else f"{preset.speed:g}"
-            click.echo(
-                f"{preset.name:<16}{','.join(preset.locales):<19}{speed:<7}"
-                f"{preset.volume:<8g}{preset.voice}"
-            )
-
-
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("text", required=False)
 @click.option(
-    "-f", "--file", "file", metavar="PATH", help="Read the text from a file ('-' = stdin)."
+    "-f",
+    "--file",
+    "file",
+    metavar="PATH",
+    help="Read the text from a file ('-' = stdin); a document (.epub, .pdf, .html, .md, "
+    ".txt, .ssml) is read into chapters.",
 )
 @click.option(
     "-o",
     "--output",
     metavar="PATH",
-    help="Audio file to write; '-' = stdout (raw PCM unless --format).",
+    help="Audio file to write; '-' = stdout (raw PCM unless --format); BOOK.m4b: an "
+    "audiobook with chapter marks; DIR/: a file per chapter.",
 )
 @click.option(
     "--format",
@@ -92,6 +73,14 @@ def _list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None
     "(Japanese and Chinese voices read text without kana or ideographs as English).",
 )
 @click.option("--list-voices", is_flag=True, help="Show the voice catalog and exit.")
+@click.option(
+    "--list-chapters",
+    "--dry-run",
+    "list_chapters",
+    is_flag=True,
+    help="Show the document's chapters, words and estimated time, and exit.",
+)
+@click.option("--ssml", is_flag=True, help="Read the text or file as SSML.")
 @flags.apply((options.DOWNLOAD, options.DOWNLOAD_URL), hide_advanced=True)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar, only errors.")
 @flags.apply((options.DEBUG,))
@@ -139,6 +128,8 @@ class SayConfig:
     captions: str | None
     lang: str | None
     list_voices: bool
+    list_chapters: bool
+    ssml: bool
     quiet: bool
     debug: bool
     model: ModelSettings
@@ -156,7 +147,10 @@ class SayConfig:
         )
 
 
-_OWN = ("text", "file", "output", "fmt", "captions", "lang", "list_voices", "quiet", "debug")
+_OWN = (
+    *("text", "file", "output", "fmt", "captions", "lang", "list_voices", "list_chapters"),
+    *("ssml", "quiet", "debug"),
+)
 
 
 def _download(config: SayConfig) -> None:
@@ -185,16 +179,8 @@ def _run(config: SayConfig) -> None:
     _LOGGER.debug("Using %s", assets.source)
     presets = load_presets(model.data_dirs, assets.voice_names)
     if config.list_voices:
-        _list_voices(assets.voice_names, presets)
+        list_voices(assets.voice_names, presets)
         return
-    if not config.output:
-        raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
-    try:
-        fmt = format_for(config.output, config.fmt)
-    except ValueError as err:
-        raise click.UsageError(str(err)) from err
-    if fmt not in available_formats():
-        raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
     # --speed left at its default: a preset's own speed applies
     asked_speed = speech.speed if speech.speed != options.SPEED.default else None
     choice = choose(
@@ -204,6 +190,17 @@ def _run(config: SayConfig) -> None:
         asked_speed or options.SPEED.default,
     )
     speed = asked_speed or choice.speed
+    if long_form.wanted(config):  # a document, chapters, resume, every core
+        long_form.run(config, assets, presets, choice, speed)
+        return
+    if not config.output:
+        raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
+    try:
+        fmt = format_for(config.output, config.fmt)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from err
+    if fmt not in available_formats():
+        raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
     text = read_text(config.text, config.file)
     if not text.strip():
         raise click.ClickException("the text is empty")
