@@ -184,3 +184,15 @@ def test_a_linked_file_stays_a_link(tmp_path: Path) -> None:
     save_preset(data, "slow", {"voice": "jm_kumo", "speed": math.pi / 4}, INSTALLED)
     assert (data / PRESETS_FILE).is_symlink()
     assert "slow" in load_presets([shared], INSTALLED)
+
+
+def test_a_save_does_not_warn_about_the_users_other_entries(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The rescan after the save warns about 'broken' once; the save itself reads the
+    # file twice and must not add two more.
+    (tmp_path / PRESETS_FILE).write_text(USERS_FILE, encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        save_preset(tmp_path, "narrator", {"voice": "jf_alpha"}, INSTALLED)
+        remove_preset(tmp_path, "narrator", INSTALLED)
+    assert caplog.records == []

@@ -8,6 +8,10 @@ it replaces the file, so the server never writes what it would then skip.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +52,9 @@ def save_preset(
     def change(old: bytes | None) -> bytes:
         text = _text(old)
         lines, spans = _spans(text, preset.name)
-        if not spans and len(parse_presets(text, installed, PRESETS_FILE)) >= MAX_PRESETS:
+        with _quiet():
+            count = len(parse_presets(text, installed, PRESETS_FILE))
+        if not spans and count >= MAX_PRESETS:
             raise EditError(f"more than {MAX_PRESETS} presets")
         if spans:
             first = spans[0][0]
@@ -162,11 +168,29 @@ def _check_read_back(
         raise EditError(
             f"{PRESETS_FILE} cannot take the change as laid out; edit it by hand"
         ) from None
-    before = parse_presets(old, installed, PRESETS_FILE)
-    after = parse_presets(new, installed, PRESETS_FILE)
+    with _quiet():
+        before = parse_presets(old, installed, PRESETS_FILE)
+        after = parse_presets(new, installed, PRESETS_FILE)
     if after.get(name) != preset or _others(before, name) != _others(after, name):
         raise EditError(f"{PRESETS_FILE} cannot take the change as laid out; edit it by hand")
 
 
 def _others(presets: dict[str, Preset], name: str) -> dict[str, Preset]:
     return {key: value for key, value in presets.items() if key != name}
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """The reader's warnings about the user's other entries held back while a save
+    reads the file (this thread only): the rescan that follows logs them once."""
+    me = threading.get_ident()
+
+    def other_threads(record: logging.LogRecord) -> bool:
+        return record.thread != me
+
+    logger = logging.getLogger("wyoming_kokoro.catalog.presets_file")
+    logger.addFilter(other_threads)
+    try:
+        yield
+    finally:
+        logger.removeFilter(other_threads)
