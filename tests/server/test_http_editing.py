@@ -12,11 +12,13 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from wyoming_kokoro.catalog.presets import Preset
 from wyoming_kokoro.catalog.presets_file import PRESETS_FILE, load_presets
 from wyoming_kokoro.server.http.app import build_app
 from wyoming_kokoro.server.http.editing import Editing
 from wyoming_kokoro.server.http.request import Voices
 from wyoming_kokoro.server.http.speech import SpeechConfig
+from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.settings import SpeechSettings
 from wyoming_kokoro.text.g2p import LEXICON_NAME, load_lexicons
 
@@ -30,7 +32,11 @@ Talk = Callable[[TestClient], Awaitable[Any]]
 
 
 def served(
-    tmp_path: Path, talk: Talk, api_key: str | None = None, peer: str | None = None
+    tmp_path: Path,
+    talk: Talk,
+    api_key: str | None = None,
+    peer: str | None = None,
+    presets: dict[str, Preset] | None = None,
 ) -> tuple[Any, int]:
     """`talk` with the app (a key, or the ingress listener for `peer`); and how many
     times the data dirs were read again."""
@@ -43,7 +49,13 @@ def served(
     async def main() -> Any:
         config = SpeechConfig(
             scheduler=None,  # type: ignore[arg-type]  # nothing is spoken here
-            voices=Voices(INSTALLED, "jm_kumo", 1.0, 1000),
+            voices=Voices(
+                INSTALLED,
+                "jm_kumo",
+                1.0,
+                1000,
+                offer=Offer(INSTALLED, presets or {}, "jm_kumo", False),
+            ),
             next_client_id=lambda: 1,
             max_streams=1,
             write_timeout=5.0,
@@ -173,7 +185,9 @@ def test_a_word_in_another_data_dir_is_listed_but_not_removable(tmp_path: Path) 
         {"word": "ha", "pronunciation": "home assistant", "editable": False}
     ]
     assert removed[0] == 400
-    assert removed[1]["error"]["message"] == "no pronunciation of 'ha' in the lexicon saved here"
+    assert removed[1]["error"]["message"] == (
+        "'ha' is in the lexicon.txt of another data folder (one you keep yourself): change it there"
+    )
 
 
 def test_the_panel_may_frame_the_page_and_nobody_else_may(tmp_path: Path) -> None:
@@ -199,3 +213,19 @@ def test_a_save_that_the_file_system_refuses_is_a_plain_500(tmp_path: Path) -> N
     assert str(tmp_path) not in body["error"]["message"]
     assert rereads == 0
     assert not (tmp_path / PRESETS_FILE).exists()
+
+
+def test_a_preset_of_another_data_dir_is_not_removed_and_the_answer_says_where(
+    tmp_path: Path,
+) -> None:
+    theirs = {"kept": Preset("kept", "jm_kumo", speed=0.8)}  # from the second dir's file
+
+    async def talk(client: TestClient) -> tuple[int, Any]:
+        return await answer(await client.delete("/v1/presets/kept"))
+
+    (status, body), rereads = served(tmp_path, talk, peer="127.0.0.1", presets=theirs)
+    assert status == 400 and rereads == 0
+    assert body["error"]["message"] == (
+        "'kept' is in the presets.yaml of another data folder (one you keep yourself): "
+        "change it there"
+    )

@@ -43,6 +43,8 @@ EDITING: web.AppKey[Editing] = web.AppKey("editing", Editing)
 # Whether this listener may save: the ingress one, or one with an API key.
 WRITES: web.AppKey[bool] = web.AppKey("writes", bool)
 
+# A preset or word the page lists that comes from a file the user keeps elsewhere.
+_ELSEWHERE = "{} is in the {} of another data folder (one you keep yourself): change it there"
 NO_WRITES = (
     "saving presets and pronunciations over HTTP needs an API key (--api-key); "
     "the page in Home Assistant's panel needs none"
@@ -103,10 +105,17 @@ async def delete_preset(request: web.Request) -> web.Response:
     if not request.app[WRITES]:
         raise ApiError(403, NO_WRITES, code="read_only")
     name = request.match_info["name"]
-    installed = request.app[SPEECH_CONFIG].voices.current().voice_names
-    await _write(
-        request, "presets.yaml", lambda: remove_preset(_first_dir(request), name, installed)
-    )
+    offer = request.app[SPEECH_CONFIG].voices.current()
+    try:
+        await _write(
+            request,
+            "presets.yaml",
+            lambda: remove_preset(_first_dir(request), name, offer.voice_names),
+        )
+    except ApiError as err:
+        if err.status == 400 and name.strip() in offer.presets:
+            raise ApiError(400, _ELSEWHERE.format(repr(name.strip()), "presets.yaml")) from None
+        raise
     _LOGGER.info("Preset %s removed from the page", name.strip())
     return web.json_response({"deleted": name.strip()})
 
@@ -145,6 +154,18 @@ async def put_lexicon(request: web.Request) -> web.Response:
 async def delete_lexicon(request: web.Request) -> web.Response:
     body = await _body(request)
     word = _text_field(body, "word")
-    await _write(request, LEXICON_NAME, lambda: remove_entry(_first_dir(request), word))
+    try:
+        await _write(request, LEXICON_NAME, lambda: remove_entry(_first_dir(request), word))
+    except ApiError as err:
+        key = word.strip().lower()
+        if err.status == 400 and await asyncio.to_thread(_elsewhere, request, key):
+            raise ApiError(400, _ELSEWHERE.format(repr(key), LEXICON_NAME)) from None
+        raise
     _LOGGER.info("Pronunciation of %r removed from the page", word.strip().lower())
     return web.json_response({"deleted": word.strip().lower()})
+
+
+def _elsewhere(request: web.Request, word: str) -> bool:
+    """Whether a data dir after the first has `word` in its lexicon."""
+    others = request.app[EDITING].data_dirs[1:]
+    return any(word in read_entries(directory / LEXICON_NAME) for directory in others)
