@@ -70,6 +70,19 @@ def test_a_page_in_the_encoding_it_names_is_read_in_it(tmp_path, caplog, head):
     assert not caplog.records
 
 
+def test_a_table_whose_cells_hold_paragraphs_is_still_read_as_one_row_a_line(tmp_path):
+    page = (
+        "<table><tr><td><p>City</p></td><td><p>People</p></td></tr>"
+        "<tr><td><p>Oslo</p></td><td><div>700,000</div></td></tr></table><p>After.</p>"
+    )
+    book = read_book(write(tmp_path, "t.html", page))
+    assert book.chapters[0].text == "City, People\nOslo, 700,000\n\nAfter."
+    # HTML lets rows and cells go without their end tags.
+    page = "<table><tr><th>City<th>People<tr><td>Oslo<td>700,000</table><p>After."
+    book = read_book(write(tmp_path, "u.html", page))
+    assert book.chapters[0].text == "City, People\nOslo, 700,000\n\nAfter."
+
+
 def test_a_page_without_headings_is_one_chapter_named_by_its_title_or_file(tmp_path):
     book = read_book(write(tmp_path, "page.xhtml", "<p>Only this.</p>"))
     assert [(c.title, c.text) for c in book.chapters] == [("page", "Only this.")]

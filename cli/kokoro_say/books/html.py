@@ -145,7 +145,7 @@ class _Walker(HTMLParser):
             self._end_block()
             self._heading = int(tag[1])
         elif tag == "tr":
-            self._end_line()
+            self._end_row()  # the row before, if its end tag was left out
             self._cells = []
         elif tag in ("td", "th"):
             self._end_cell()
@@ -200,10 +200,7 @@ class _Walker(HTMLParser):
         elif tag in ("td", "th"):
             self._end_cell()
         elif tag == "tr":
-            self._end_cell()
-            cells, self._cells = self._cells or [], None
-            if cells:
-                self._lines.append(", ".join(cells))
+            self._end_row()
         elif tag == "pre":
             self._pre = max(0, self._pre - 1)
             self._end_block()
@@ -213,6 +210,12 @@ class _Walker(HTMLParser):
     def _drop_tail(self, text: str) -> None:
         joined = "".join(self._line)
         self._line = [joined[: len(joined) - len(text)]]
+
+    def _end_row(self) -> None:
+        self._end_line()
+        cells, self._cells = self._cells, None
+        if cells:
+            self._lines.append(", ".join(cells))
 
     def _end_cell(self) -> None:
         if self._cells is None:
@@ -234,6 +237,8 @@ class _Walker(HTMLParser):
 
     def _end_block(self, level: int = 0) -> None:
         self._end_line()
+        if self._cells is not None:
+            return  # a paragraph in a cell: the row is still one line of the table
         if self._lines:
             text = " ".join(self._lines) if level else "\n".join(self._lines)
             self.page.blocks.append(Block(text, level))
