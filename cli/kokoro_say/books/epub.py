@@ -23,7 +23,7 @@ from kokoro_say.book import Book, BookError, Chapter, Cover
 
 from .drm import refuse_drm
 from .html import Page, markup_text, read_page
-from .sections import Block, chapters_from
+from .sections import Block, chapters_from, name_title
 
 _LOGGER = logging.getLogger("kokoro_say")
 _COVER_TYPES = {"image/jpeg", "image/png"}
@@ -50,10 +50,10 @@ def read_epub_book(path: Path, data: bytes) -> Book:
     entries = _entries(flat, names, pages)
     title = _metadata(book, "title")
     if entries:
-        chapters = _by_toc(entries, pages, title or path.stem)
+        chapters = _by_toc(entries, pages, title or name_title(path))
     else:
         blocks = [b for page in pages for b in _first_heading_only(page.blocks)]
-        chapters = chapters_from(blocks, title or path.stem)
+        chapters = chapters_from(blocks, title or name_title(path))
     return Book(
         title=title,
         author=_metadata(book, "creator"),
@@ -145,9 +145,9 @@ def _by_toc(entries: list[_Entry], pages: list[Page], opening: str) -> list[Chap
     starts = [(0, 0), *cuts]
     titles = [opening, *(e.title for e in entries)]
     ends = [*cuts, (len(pages), 0)]
-    for title, start, end in zip(titles, starts, ends, strict=True):
+    for n, (title, start, end) in enumerate(zip(titles, starts, ends, strict=True)):
         blocks = _between(pages, start, end)
-        if title == opening and not blocks and start == (0, 0):
+        if n == 0 and not blocks:  # the book starts with its first entry
             continue
         text = "\n\n".join(b.text for b in blocks)
         chapters.append(Chapter(title=title or (blocks[0].text if blocks else ""), text=text))

@@ -7,6 +7,7 @@ that is locked by a password is refused with a message saying what would help.
 
 from __future__ import annotations
 
+import bisect
 import io
 import itertools
 import logging
@@ -126,13 +127,14 @@ def _chapters(pages: list[list[str]], marks: list[_Mark], opening: str) -> list[
         )
         cuts.setdefault(at, []).append(mark.title)
     starts = sorted(cuts)
-    lines = [(p, i, line) for p, page in enumerate(pages) for i, line in enumerate(page)]
-    document = written([line for _, _, line in lines])
+    places = [(p, i) for p, page in enumerate(pages) for i in range(len(page))]
+    lines = [line for page in pages for line in page]
+    document = written(lines)
     bounds = [(0, 0), *starts, (len(pages), 0)]
     out = []
     carried: tuple[str, str] | None = None  # a heading with nothing under it: goes on
     for n, (start, end) in enumerate(itertools.pairwise(bounds)):
-        part = [line for p, i, line in lines if start <= (p, i) < end]
+        part = lines[bisect.bisect_left(places, start) : bisect.bisect_left(places, end)]
         if n == 0:
             if part:
                 out.append(Chapter(title=opening, text="\n\n".join(paragraphs(part, document))))
