@@ -33,8 +33,10 @@ LONGEST_PAUSE_MS = 5000
 class Pauses:
     """The silence after a sentence and between paragraphs, in milliseconds at speed 1.0.
 
-    A paragraph's pause replaces the pause of its last sentence (never shorter than
-    it): the defaults leave a blank line as long as a sentence end."""
+    A paragraph ends with its last piece's own pause (a sentence's, a clause's) and
+    what the paragraph pause has over the sentence pause: after a sentence, the
+    paragraph pause in all (never shorter than a sentence's). The defaults add
+    nothing, so a blank line is as long as it always was."""
 
     sentence: int = SENTENCE_PAUSE_MS
     paragraph: int = SENTENCE_PAUSE_MS
@@ -49,11 +51,10 @@ class Pauses:
                     f"the {name} pause must be 0 to {LONGEST_PAUSE_MS} ms, not {value}"
                 )
 
-    def after_paragraph(self, before: str, speed: float = 1.0) -> int:
-        """Milliseconds of silence to add after a paragraph whose last piece is
-        `before`, said at `speed` (its end brought its own pause, which counts)."""
-        own = pause_after(before, self.sentence) * 1000 if before else 0.0
-        return max(0, round((self.paragraph - own) / speed))
+    def after_paragraph(self, speed: float = 1.0) -> int:
+        """Milliseconds of silence to add after a paragraph's last piece (whose own
+        pause it ends with), said at `speed`."""
+        return max(0, round((self.paragraph - self.sentence) / speed))
 
     def over(self, sentence: int | None = None, paragraph: int | None = None) -> Pauses:
         """These pauses with the ones given (a preset's, a request's) in their place."""

@@ -276,17 +276,16 @@ def _speak(
         lead = silence(speech.lead_silence / 1000)
         sink.write(lead)
         samples = len(lead)
-        said = ended = ""  # the last piece of a paragraph, until the next one comes
+        ended = False  # a paragraph's pause is due before the next piece
         for index, piece in enumerate(bar):
             if piece == PARAGRAPH:
-                ended = said
+                ended = True
                 continue
-            if ended:  # the paragraph's pause, its last sentence's counted
-                gap = silence(pauses.after_paragraph(ended, voicing.speed) / 1000)
+            if ended:
+                gap = silence(pauses.after_paragraph(voicing.speed) / 1000)
                 sink.write(gap)
                 samples += len(gap)
-                ended = ""
-            said = piece
+                ended = False
             # Only a listener on stdout waits for the first audio: a file is spoken
             # in whole calls, never cut for latency.
             quick = index == 0 and str(config.output) == "-"

@@ -81,26 +81,28 @@ def test_the_pause_after_a_piece_follows_the_sentence_pause() -> None:
 
 
 @pytest.mark.parametrize(
-    ("pauses", "before", "speed", "added"),
+    ("pauses", "speed", "added"),
     [
-        (Pauses(), "The door is open.", 1.0, 0),  # today's: a blank line as a sentence end
-        (Pauses(100, 1000), "The door is open.", 1.0, 900),
-        (Pauses(100, 1000), "The door is open.", 2.0, 450),  # scaled, as the sentence's is
-        (Pauses(100, 1000), "When the door opens,", 1.0, 900),
-        (Pauses(100, 1000), "Heading without a mark", 1.0, 1000),
-        (Pauses(800, 300), "The door is open.", 1.0, 0),  # never shorter than a sentence's
+        (Pauses(), 1.0, 0),  # today's: a blank line as long as a sentence end, at any speed
+        (Pauses(), 0.5, 0),
+        (Pauses(100, 1000), 1.0, 900),  # after a sentence's 100 ms: 1000 in all
+        (Pauses(100, 1000), 2.0, 450),  # scaled, as the sentence's own is
+        (Pauses(800, 300), 1.0, 0),  # never shorter than a sentence's
     ],
 )
-def test_a_paragraph_adds_what_its_last_piece_has_not(
-    pauses: Pauses, before: str, speed: float, added: int
+def test_a_paragraph_adds_what_its_pause_has_over_a_sentences(
+    pauses: Pauses, speed: float, added: int
 ) -> None:
-    assert pauses.after_paragraph(before, speed) == added
+    assert pauses.after_paragraph(speed) == added
+    sentence_end = pause_after("The door is open.", pauses.sentence) * 1000 / speed
+    assert sentence_end + added == max(pauses.paragraph, pauses.sentence) / speed
 
 
 def test_ssml_paragraph_is_the_longer_of_its_own_and_the_paragraph_pause() -> None:
     p = [s for s in parse("<speak><p>One sentence.</p><p>Two.</p></speak>") if isinstance(s, Pause)]
     end = p[0]
     assert end.silence_ms("One sentence.") == 250  # today's, unchanged
+    assert end.silence_ms("One sentence,", 0.5) == 250
     assert end.silence_ms("One sentence.", 1.0, Pauses(100, 1500)) == 1400
     assert end.silence_ms("One sentence.", 1.0, Pauses(100, 200)) == 250
 

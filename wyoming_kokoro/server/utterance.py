@@ -79,8 +79,7 @@ class SpokenText:
         self._words = words
         self._pauses = pauses or Pauses()
         self._normalization = normalization or Normalization()
-        self._paragraph_ends = ""  # the piece a paragraph ended with, until the next one
-        self._last: str | None = None  # the latest piece submitted
+        self._paragraph_ended = False  # its pause is due before the next piece
         self._scheduler = scheduler
         self._client = client_id
         self._voice = voice
@@ -239,14 +238,11 @@ class SpokenText:
         voice, speed, lang, volume = voicing or (self._voice, self._speed, self._lang, self._volume)
         for piece in pieces:
             if piece == PARAGRAPH:  # its pause goes before the next piece, if one comes
-                self._paragraph_ends = self._last or ""
+                self._paragraph_ended = True
                 continue
-            if self._paragraph_ends:
-                ms = self._pauses.after_paragraph(self._paragraph_ends, speed)
-                self._paragraph_ends = ""
-                if ms:
-                    self._jobs.put_nowait(silence_bytes(ms))
-            self._last = piece
+            if self._paragraph_ended and (ms := self._pauses.after_paragraph(speed)):
+                self._jobs.put_nowait(silence_bytes(ms))
+            self._paragraph_ended = False
             job = Job(self._client, piece, voice, speed, lang, volume)
             job.sentence_pause = self._pauses.sentence
             job.normalization = self._normalization

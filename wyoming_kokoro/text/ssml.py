@@ -73,11 +73,12 @@ class Pause:
     def silence_ms(self, before: str, speed: float = 1.0, pauses: Pauses | None = None) -> int:
         """The silence to add after `before` (the last piece said before the pause, at
         `speed`), whose end already brings its own pause (`pauses.sentence` after a
-        sentence). A paragraph's end is at least `pauses.paragraph` in all."""
+        sentence). A paragraph's end adds its own or what the paragraph pause has over
+        the sentence pause, whichever is longer."""
         pauses = pauses or Pauses()
         if not self.explicit:
-            if self.ms and before:  # </p>: its own, or the paragraph pause if longer
-                return max(self.ms, pauses.after_paragraph(before, speed))
+            if self.ms and before:  # </p>
+                return max(self.ms, pauses.after_paragraph(speed))
             return self.ms
         own = pause_after(before, pauses.sentence) * 1000 / speed if before else 0.0
         return max(0, round(self.ms - own))
