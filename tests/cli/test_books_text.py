@@ -63,6 +63,12 @@ def test_a_chapter_line_with_its_title_below_is_one_heading(tmp_path):
     assert titles(book) == ["CHAPTER I. Down the Rabbit-Hole"]
 
 
+def test_a_roman_numeral_standing_alone_starts_a_chapter(tmp_path):
+    text = "HEART OF DARKNESS\n\nI\n\nThe Nellie swung.\n\nII.\n\nOne evening.\n\nMix it.\n"
+    book = read_book(write(tmp_path, "h.txt", text))
+    assert titles(book) == ["h", "I", "II."]
+
+
 def test_text_without_headings_is_one_chapter_named_after_the_file(tmp_path):
     book = read_book(write(tmp_path, "my-notes.txt", "Just one thought.\n\nAnd another.\n"))
     assert titles(book) == ["my notes"]

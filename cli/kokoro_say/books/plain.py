@@ -25,6 +25,9 @@ HEADING = re.compile(
     r"|prologue|epilogue|preface|foreword|introduction|afterword)\s*[.:]?\s*",
     re.IGNORECASE,
 )
+# In text alone (not a PDF's lines, where page numbers stand so): a chapter's number
+# as an upper-case roman numeral standing alone ("I", "XIV.").
+_NUMERAL = re.compile(r"\s*[IVXLC]{1,7}\.?\s*")
 # A second line under a heading is its title ("CHAPTER I." / "Down the Rabbit-Hole").
 _MAX_TITLE_LINE = 80
 # A paragraph with a line this long was wrapped to a width: its lines are one text. A
@@ -60,6 +63,8 @@ def _without_licence(text: str) -> tuple[str, dict[str, str]]:
 
 def _block(paragraph: str) -> Block:
     lines = [line.strip() for line in paragraph.strip("\n").split("\n") if line.strip()]
+    if len(lines) == 1 and _NUMERAL.fullmatch(lines[0]):
+        return Block(lines[0], level=1)
     if HEADING.fullmatch(lines[0]) and (
         len(lines) == 1 or (len(lines) == 2 and len(lines[1]) <= _MAX_TITLE_LINE)
     ):
