@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import logging
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -267,3 +269,39 @@ def test_a_flaw_pypdf_reads_past_is_no_warning_for_the_listener(tmp_path, caplog
         book = read_book(path)
     assert book.chapters[0].text == "Flawed words."
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def aes_restricted(path: Path) -> Path:
+    """A PDF only restricted by its owner, encrypted with AES as most such files are."""
+    from fpdf.enums import EncryptionMethod
+
+    pdf = new_pdf(running=False)
+    pdf.add_page()
+    lines(pdf, "Open words.")
+    pdf.set_encryption(owner_password="owner", encryption_method=EncryptionMethod.AES_128)
+    return save(pdf, path)
+
+
+def test_a_pdf_restricted_with_aes_is_read(tmp_path):
+    book = read_book(aes_restricted(tmp_path / "aes.pdf"))
+    assert book.chapters[0].text == "Open words."
+
+
+def test_without_a_cipher_library_an_aes_pdf_is_a_clear_error(tmp_path):
+    path = aes_restricted(tmp_path / "aes.pdf")
+    code = (
+        "import sys\n"
+        "sys.modules['cryptography'] = sys.modules['Crypto'] = None\n"
+        "from pathlib import Path\n"
+        "from kokoro_say.book import BookError\n"
+        "from kokoro_say.books import read_book\n"
+        "try:\n"
+        f"    read_book(Path({str(path)!r}))\n"
+        "except BookError as err:\n"
+        "    print(err)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (
+        "aes.pdf is encrypted with AES and this installation cannot decrypt it "
+        "(the cryptography package is missing)"
+    )

@@ -41,9 +41,8 @@ def read_pdf_book(path: Path, data: bytes) -> Book:
         marks = _marks(reader)
         raw = [_lines(page) for page in reader.pages]
         info = reader.metadata
-    except Exception as err:  # pypdf's errors on a damaged file are many and deep
-        _LOGGER.debug("pypdf could not read %s", path.name, exc_info=True)
-        raise BookError(f"cannot read {path.name}: it is not a valid PDF") from err
+    except Exception as err:
+        raise _unreadable(path.name, err) from err
     if not any(says_something(line) for lines in raw for line in lines):
         raise BookError(
             f"{path.name} has no text layer (a scan?): run OCR on it first, then read it"
@@ -69,7 +68,6 @@ def read_pdf_book(path: Path, data: bytes) -> Book:
 
 def _open(name: str, data: bytes) -> Any:
     from pypdf import PdfReader  # only when a PDF is read
-    from pypdf.errors import PyPdfError
 
     # pypdf warns of every flaw it reads past (a wrong offset, a broken font): nothing
     # a listener can act on, so only --debug shows it.
@@ -87,10 +85,23 @@ def _open(name: str, data: bytes) -> Any:
             raise ValueError("no pages")
     except BookError:
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as err:
-        _LOGGER.debug("pypdf could not open %s", name, exc_info=True)
-        raise BookError(f"cannot read {name}: it is not a valid PDF") from err
+    except Exception as err:
+        raise _unreadable(name, err) from err
     return reader
+
+
+def _unreadable(name: str, err: Exception) -> BookError:
+    """What pypdf's failure means to the user."""
+    from pypdf.errors import DependencyError
+
+    if isinstance(err, DependencyError):  # AES, and no cipher library installed
+        return BookError(
+            f"{name} is encrypted with AES and this installation cannot decrypt it "
+            "(the cryptography package is missing)"
+        )
+    # pypdf's errors on a damaged file are many and deep: the detail is for --debug.
+    _LOGGER.debug("pypdf could not read %s", name, exc_info=err)
+    return BookError(f"cannot read {name}: it is not a valid PDF")
 
 
 def _lines(page: Any) -> list[str]:
