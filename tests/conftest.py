@@ -364,6 +364,7 @@ LONGEST_FIRST = (
     "text/test_total.py",
     "synthesis/test_damaged_cut.py",
     "server/test_http_captioned.py",
+    "server/test_pauses_heard.py",
     "server/test_shutdown.py",
     "server/test_lexicon_reaches_the_worker.py",
     "cli/test_reading.py",
