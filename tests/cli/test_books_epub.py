@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from ebooklib import epub
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kokoro_say.book import Book, BookError
 from kokoro_say.books import read_book
 
@@ -242,3 +244,36 @@ def test_a_file_that_is_no_epub_is_a_short_error(tmp_path, data):
     path.write_bytes(data)
     with pytest.raises(BookError, match=r"^cannot read broken\.epub: it is not a valid EPUB"):
         read_book(path)
+
+
+@st.composite
+def toc_books(draw: st.DrawFn) -> tuple[list[list[str]], list[tuple[int, int | None]]]:
+    """Documents of paragraphs (each a unique word), and TOC entries pointing at a
+    document or at a paragraph's anchor, in any order, some twice."""
+    docs = [
+        [f"d{d}p{p}" for p in range(draw(st.integers(1, 4)))]
+        for d in range(draw(st.integers(1, 4)))
+    ]
+    place = st.integers(0, len(docs) - 1).flatmap(
+        lambda d: st.tuples(st.just(d), st.one_of(st.none(), st.integers(0, len(docs[d]) - 1)))
+    )
+    return docs, draw(st.lists(place, max_size=6))
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(book=toc_books(), nested=st.booleans())
+def test_a_toc_cuts_the_spine_into_chapters_that_read_every_paragraph_once(tmp_path, book, nested):
+    paragraphs, places = book
+    docs = [
+        doc(f"f{d}.xhtml", "".join(f'<p id="a{p}">{w}.</p>' for p, w in enumerate(words)))
+        for d, words in enumerate(paragraphs)
+    ]
+    links = [
+        epub.Link(f"f{d}.xhtml" + ("" if p is None else f"#a{p}"), f"Entry {n}", f"e{n}")
+        for n, (d, p) in enumerate(places)
+    ]
+    toc = [(epub.Section("Group", href=links[0].href), links[1:])] if nested and links else links
+    read = read_book(make_epub(tmp_path / "p.epub", docs, toc))
+    assert [w for c in read.chapters for w in words(c.text)] == [w for d in paragraphs for w in d]
