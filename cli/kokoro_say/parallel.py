@@ -13,9 +13,10 @@ import logging
 import math
 import multiprocessing
 import os
-import queue
 import signal
+from collections import deque
 from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 from wyoming_kokoro import lifeline
@@ -82,66 +83,80 @@ def render(jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[in
 def _in_processes(
     jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[int], None]
 ) -> None:
-    # spawn: a fresh interpreter, not a fork of a process with threads.
+    # spawn: a fresh interpreter, not a fork of a process with threads. A pipe each, no
+    # queues: nothing shared is left to clean up when kokoro-say is killed.
     context = multiprocessing.get_context("spawn")
-    tasks: multiprocessing.Queue = context.Queue()
-    results: multiprocessing.Queue = context.Queue()
-    for job in jobs:
-        tasks.put(job)
-    workers = [
-        context.Process(
-            target=serve, args=(setup, tasks, results, os.getpid()), daemon=True, name=f"speak-{n}"
-        )
-        for n in range(processes)
-    ]
-    for _ in workers:
-        tasks.put(None)
+    waiting = deque(jobs)
+    workers: dict[Connection, multiprocessing.process.BaseProcess] = {}
+    busy: set[Connection] = set()  # the processes with a part to speak
+
+    def hand_out(conn: Connection) -> None:
+        if waiting:
+            conn.send(waiting.popleft())
+            busy.add(conn)
+        else:
+            conn.send(None)  # no more: the process ends
+            busy.discard(conn)
+
     finished = False
     try:
-        for worker in workers:
+        for n in range(processes):
+            ours, theirs = context.Pipe()
+            worker = context.Process(
+                target=serve, args=(setup, theirs, os.getpid()), daemon=True, name=f"speak-{n}"
+            )
             worker.start()
-        left = len(jobs)
-        while left:
-            try:
-                index, error = results.get(timeout=0.5)
-            except queue.Empty:
-                _check_alive(workers)
+            theirs.close()
+            workers[ours] = worker
+            hand_out(ours)
+        while busy:
+            ready = wait(list(busy), timeout=0.5)
+            if not ready:
+                _check_alive([workers[c] for c in busy])
                 continue
-            if error is not None:
-                raise SpeakingFailed(error)
-            left -= 1
-            done(index)
+            for conn in ready:
+                assert isinstance(conn, Connection)
+                try:
+                    index, error = conn.recv()
+                    if error is None:
+                        done(index)
+                        hand_out(conn)
+                except (EOFError, OSError):  # its end of the pipe closed: it died
+                    workers[conn].join(5)
+                    _check_alive([workers[conn]], ended=True)
+                    raise SpeakingFailed("a speaking process ended unexpectedly") from None
+                if error is not None:
+                    raise SpeakingFailed(error)
         finished = True
     finally:
         # Done: each process has read its None and ends. Stopped or failed: end them.
-        for worker in workers:
+        for process in workers.values():
             if finished:
-                worker.join(10)
-            if worker.is_alive():
-                worker.terminate()
-        for worker in workers:
-            worker.join(10)
-        tasks.cancel_join_thread()  # parts never handed out: nobody will read them
-        results.cancel_join_thread()
+                process.join(10)
+            if process.is_alive():
+                process.terminate()
+        for conn, process in workers.items():
+            process.join(10)
+            conn.close()
 
 
-def _check_alive(workers: Sequence[multiprocessing.process.BaseProcess]) -> None:
+def _check_alive(
+    workers: Sequence[multiprocessing.process.BaseProcess], ended: bool = False
+) -> None:
     for worker in workers:
         code = worker.exitcode
-        if code is not None and code != 0:
+        if code is not None and (code != 0 or ended):
             how = f"signal {-code}" if code < 0 else f"exit code {code}"
             raise SpeakingFailed(
                 f"a speaking process ended unexpectedly ({how}); run the same command "
                 "again to go on where it stopped"
             )
-    if all(not w.is_alive() for w in workers):
+    if all(not w.is_alive() for w in workers) and not ended:
         raise SpeakingFailed("the speaking processes ended before the book was spoken")
 
 
-def serve(
-    setup: Setup, tasks: multiprocessing.Queue, results: multiprocessing.Queue, parent: int
-) -> None:
-    """A speaking process: parts from `tasks` until None, each answered on `results`."""
+def serve(setup: Setup, conn: Connection, parent: int) -> None:
+    """A speaking process: parts from `conn` until None, each answered on it."""
     lifeline.die_with_parent(parent)  # a killed kokoro-say leaves no speaking process
     # Ctrl-C reaches the whole process group: kokoro-say decides, and ends us by SIGTERM.
     for sig in (signal.SIGINT, signal.SIGHUP):
@@ -151,14 +166,14 @@ def serve(
         speaker = Speaker(setup, threads=1)
     except Exception as err:  # the model's own failures have many types
         _LOGGER.debug("A speaking process could not load the model", exc_info=True)
-        results.put((-1, f"cannot load the model: {err}"))
+        conn.send((-1, f"cannot load the model: {err}"))
         return
-    while (job := tasks.get()) is not None:
+    while (job := conn.recv()) is not None:
         index, part, key = job
         try:
             speaker.speak(part, key)
         except Exception as err:
             _LOGGER.debug("Speaking part %d failed", index, exc_info=True)
-            results.put((index, f"cannot speak the book: {err}"))
+            conn.send((index, f"cannot speak the book: {err}"))
             return
-        results.put((index, None))
+        conn.send((index, None))
