@@ -1,0 +1,70 @@
+"""Where an utterance places the paragraph pause, and what its pieces carry to the
+worker (the sentence pause, the request's normalization), for both doors alike:
+`SpokenText` with a scheduler that only records what it is given."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from wyoming_kokoro.audio import BYTES_PER_SECOND, Pauses
+from wyoming_kokoro.server.turns import Job
+from wyoming_kokoro.server.utterance import SpokenText
+from wyoming_kokoro.text.normalizing import Normalization
+
+ONE = "The garage door is open now."
+TWO = "The kitchen lights are off."
+
+
+class Recorder:
+    """Stands in for the scheduler: keeps the jobs, never speaks them."""
+
+    def __init__(self) -> None:
+        self.jobs: list[Job] = []
+
+    def submit(self, job: Job) -> Job:
+        self.jobs.append(job)
+        return job
+
+
+def queued(
+    text: str, stream: bool = False, speed: float = 1.0, **kwargs: Any
+) -> tuple[list[Any], list[Job]]:
+    """What the utterance queues for `text`, in order: silences as seconds, jobs."""
+
+    async def run() -> tuple[list[Any], list[Job]]:
+        recorder: Any = Recorder()
+        spoken = SpokenText(recorder, 1, "jm_kumo", speed, "en-us", 10_000, **kwargs)
+        if stream:
+            for chunk in text:
+                spoken.add_text(chunk)
+        else:
+            spoken.submit(spoken.plan_text(text))
+        spoken.finish()
+        out: list[Any] = []
+        while (item := spoken._jobs.get_nowait()) is not None:
+            out.append(len(item) / BYTES_PER_SECOND if isinstance(item, bytes) else item.text)
+        return out, recorder.jobs
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_blank_line_queues_what_the_paragraph_pause_adds(stream: bool) -> None:
+    text = f"{ONE}\n\n{TWO}\n\n"
+    out, _ = queued(text, stream, pauses=Pauses(100, 1000))
+    assert out == [ONE, 0.9, TWO]  # none after the last paragraph: the tail is its own
+    assert queued(text, stream)[0] == [ONE, TWO]  # the defaults add nothing
+    slow, _ = queued(text, stream, pauses=Pauses(100, 1000), speed=0.5)
+    assert slow == [ONE, 1.8, TWO]  # scaled, as the sentence pause is
+
+
+def test_every_piece_carries_the_sentence_pause_and_the_requests_normalization() -> None:
+    how = Normalization(True, ("units", "phones"))
+    _, jobs = queued(f"{ONE} {TWO}", pauses=Pauses(700, 900), normalization=how)
+    assert [job.text for job in jobs] == [ONE, TWO]
+    assert all(job.sentence_pause == 700 and job.normalization == how for job in jobs)
+    _, plain = queued(ONE)
+    assert plain[0].sentence_pause == 250 and plain[0].normalization == Normalization()
