@@ -277,3 +277,13 @@ def test_a_toc_cuts_the_spine_into_chapters_that_read_every_paragraph_once(tmp_p
     toc = [(epub.Section("Group", href=links[0].href), links[1:])] if nested and links else links
     read = read_book(make_epub(tmp_path / "p.epub", docs, toc))
     assert [w for c in read.chapters for w in words(c.text)] == [w for d in paragraphs for w in d]
+
+
+def test_a_book_that_would_unpack_to_gigabytes_is_refused_before_it_is_unpacked(tmp_path):
+    path = make_epub(tmp_path / "huge.epub", [doc("c1.xhtml", "<p>Small.</p>")])
+    data = bytearray(path.read_bytes())
+    entry = data.rindex(b"PK\x01\x02")  # the last file's entry in the central directory
+    data[entry + 24 : entry + 28] = (3 << 30).to_bytes(4, "little")  # its size: 3 GiB
+    path.write_bytes(bytes(data))
+    with pytest.raises(BookError, match=r"^huge\.epub is too large to read"):
+        read_book(path)

@@ -27,6 +27,7 @@ from .sections import Block, chapters_from, name_title
 
 _LOGGER = logging.getLogger("kokoro_say")
 _COVER_TYPES = {"image/jpeg", "image/png"}
+_MAX_UNPACKED = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,10 @@ def read_epub_book(path: Path, data: bytes) -> Book:
     except zipfile.BadZipFile as err:
         raise BookError(f"cannot read {path.name}: it is not a valid EPUB") from err
     refuse_drm(archive, path.name)
+    # ebooklib unpacks every file into memory: a book that would fill it is refused
+    # by the sizes its archive declares, before anything is unpacked.
+    if sum(info.file_size for info in archive.infolist()) > _MAX_UNPACKED:
+        raise BookError(f"{path.name} is too large to read: over 1 GiB unpacked")
     book = _load(data, path.name)
     flat = _flat(book.toc)
     docs = _reading_order(_spine_documents(book), flat)
