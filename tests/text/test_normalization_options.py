@@ -120,3 +120,27 @@ def test_any_text_with_any_switches_is_normalized_without_a_failure(
     text: str, off: set[str]
 ) -> None:
     assert isinstance(said(text, *off), str)
+
+
+def test_the_planner_reads_a_piece_with_its_requests_switches_and_sentence_pause() -> None:
+    from kokoro_onnx.tokenizer import Tokenizer
+
+    from wyoming_kokoro.catalog.voices import VoiceSpec
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.planner import Planner
+
+    planner = Planner(EngineSettings(), Tokenizer(), {}, windows=False)
+    voice = VoiceSpec((("af_heart", 1.0),))
+
+    def said(piece: str, how: Normalization | None = None) -> str:
+        return " ".join(call.phonemes for call in planner.plan(piece, voice, normalization=how))
+
+    piece, units_only = "It is 5 km away.", Normalization(True, ("units",))
+    units_off = said(piece, units_only)
+    assert units_off == said("It is five km away.") != said(piece)
+    year = "It was in 1984."  # read as a year only by the normalizer
+    assert said(year, Normalization(False, ("units",))) != said(year) == said(year, units_only)
+    assert said(piece) == said("It is five kilometers away.")  # the switch held for its piece
+    calls = planner.plan("The door is open.", voice, sentence_pause=700)
+    assert calls[-1].pause == 0.7
+    assert planner.plan("The door is open.", voice, 2.0, sentence_pause=700)[-1].pause == 0.35
