@@ -83,6 +83,16 @@ def test_a_table_whose_cells_hold_paragraphs_is_still_read_as_one_row_a_line(tmp
     assert book.chapters[0].text == "City, People\nOslo, 700,000\n\nAfter."
 
 
+def test_ruby_text_is_not_read_twice_and_a_drop_cap_image_keeps_its_letter(tmp_path):
+    page = (
+        "<p><ruby>\u6f22\u5b57<rp>(</rp><rt>\u304b\u3093\u3058</rt><rp>)</rp></ruby>"
+        "\u3092\u8aad\u3080\u3002</p>"
+        '<p><img src="t.png" alt="T"/>he quick fox. <img src="fox.png" alt="A fox"/>Ran.</p>'
+    )
+    book = read_book(write(tmp_path, "r.html", page))
+    assert book.chapters[0].text == "\u6f22\u5b57\u3092\u8aad\u3080\u3002\n\nThe quick fox. Ran."
+
+
 def test_a_page_without_headings_is_one_chapter_named_by_its_title_or_file(tmp_path):
     book = read_book(write(tmp_path, "page.xhtml", "<p>Only this.</p>"))
     assert [(c.title, c.text) for c in book.chapters] == [("page", "Only this.")]

@@ -6,9 +6,9 @@ Parsed with the standard library's HTML parser: it reads no DTD and no entity fr
 outside, and takes HTML5 and XHTML alike. Not read: scripts, styles, navigation, notes
 (an `aside`, or an element an EPUB or ARIA marks as a footnote or endnote) and the
 markers that link to them, images (their alt text too: a description for the eye,
-read in the middle of a sentence, and a figure's caption says it), code blocks. Tables
-are read row by row, their cells one after another, as the server reads a Markdown
-table.
+read in the middle of a sentence, and a figure's caption says it; a drop cap's letter
+is read), code blocks, ruby's readings beside their base text. Tables are read row by
+row, their cells one after another, as the server reads a Markdown table.
 """
 
 from __future__ import annotations
@@ -27,6 +27,10 @@ from .sections import Block, chapters_from, name_title, titled
 
 _SKIPPED = {"script", "style", "head", "nav", "aside", "noscript", "template", "svg", "math"}
 _SKIPPED |= {"button", "select", "textarea", "iframe", "object", "audio", "video", "canvas"}
+# Ruby's reading (furigana) beside its base text: the base is read, not both.
+_SKIPPED |= {"rt", "rp"}
+# An image that is a word's first letter (a drop cap) is read as that letter.
+_DROP_CAP = re.compile(r"[^\W\d_]{1,2}")
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param"}
 _VOID |= {"source", "track", "wbr"}
 _BLOCKS = {"p", "div", "section", "article", "main", "header", "footer", "blockquote", "li"}
@@ -129,6 +133,8 @@ class _Walker(HTMLParser):
                 self.page.anchors[str(values[name])] = len(self.page.blocks)
 
     def _open(self, tag: str, values: dict[str, str | None]) -> None:
+        if tag == "img" and _DROP_CAP.fullmatch(values.get("alt") or ""):
+            self.handle_data(values["alt"] or "")
         if tag == "br":
             self._end_line()
         elif tag == "hr":
