@@ -23,6 +23,10 @@ KOKORO_FASTAPI: dict[str, str | None] = {
     "phone_normalization": "phones",
     "replace_remaining_symbols": "symbols",
     "optional_pluralization_normalization": None,
+    # A later Kokoro-FastAPI's: we never spell out a word for its capitals, and never
+    # read an emoji aloud, whatever these say.
+    "caps_normalization": None,
+    "remove_emoji": None,
 }
 
 
