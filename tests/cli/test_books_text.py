@@ -107,7 +107,9 @@ def test_project_gutenbergs_licence_is_not_read(tmp_path):
     text = (
         "The Project Gutenberg eBook of Tiny Tale\n\nTitle: Tiny Tale\n\nAuthor: A. Writer\n\n"
         "*** START OF THE PROJECT GUTENBERG EBOOK TINY TALE ***\n\n"
+        "Produced by Some Volunteers and the Online Distributed\nProofreading Team.\n\n"
         "Chapter 1\n\nOnce.\n\n"
+        "End of the Project Gutenberg EBook of Tiny Tale\n\n"
         "*** END OF THE PROJECT GUTENBERG EBOOK TINY TALE ***\n\nLicence words here.\n"
     )
     book = read_book(write(tmp_path, "pg123.txt", text))

@@ -34,7 +34,14 @@ _MAX_TITLE_LINE = 80
 # paragraph of short lines (verse, an address, a list) keeps its line ends.
 _WRAPPED = 60
 _GUTENBERG_START = re.compile(r"\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG.*", re.I)
-_GUTENBERG_END = re.compile(r"\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*", re.I)
+_GUTENBERG_END = re.compile(
+    r"\*{3}\s*END OF (?:THE|THIS) PROJECT GUTENBERG.*|^End of (?:the )?Project Gutenberg.*",
+    re.I | re.M,
+)
+# The volunteers' credit that opens many of its books: not the book's words.
+_PRODUCED_BY = re.compile(
+    r"\s*(?:Produced|Transcribed|E-text prepared) by\b.*?(?:\n[ \t]*\n|\Z)", re.S
+)
 _FIELD = re.compile(r"^(Title|Author):\s*(\S.*?)\s*$", re.M)
 
 
@@ -58,7 +65,9 @@ def _without_licence(text: str) -> tuple[str, dict[str, str]]:
         return text, {}
     fields = dict(_FIELD.findall(text[: start.start()]))
     end = _GUTENBERG_END.search(text, start.end())
-    return text[start.end() : end.start() if end else len(text)], fields
+    book = text[start.end() : end.start() if end else len(text)]
+    credit = _PRODUCED_BY.match(book)
+    return book[credit.end() :] if credit else book, fields
 
 
 def _block(paragraph: str) -> Block:
