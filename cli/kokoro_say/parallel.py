@@ -29,7 +29,7 @@ _LOGGER = logging.getLogger("kokoro_say")
 
 # What one speaking process holds at most (the model, its session's buffers, a long
 # part's audio), with room to spare: a process is started only if this much is free.
-PROCESS_MB = 600
+PROCESS_MB = 500
 _MEMINFO = Path("/proc/meminfo")
 
 Job = tuple[int, Part, str]  # the part's index in the plan, the part, its key
