@@ -9,6 +9,7 @@ import pytest
 from support.audio_distance import log_mel_distance
 
 from wyoming_kokoro.audio import SAMPLE_RATE
+from wyoming_kokoro.catalog.voices import parse_voice
 from wyoming_kokoro.options import MAX_CALL_TOKENS
 from wyoming_kokoro.text.g2p import Phonemizer
 from wyoming_kokoro.text.pieces import split_text
@@ -107,13 +108,16 @@ def test_lexicon_respelling_and_phonemes() -> None:
 
 
 @pytest.fixture(scope="module")
-def whole_engine():
-    """The engine as --decode whole runs it: a listener's first call cut into phrases."""
-    from wyoming_kokoro.catalog.assets import resolve
-    from wyoming_kokoro.settings import EngineSettings
-    from wyoming_kokoro.synthesis.engine import Engine
+def whole_planner():
+    """The planner as --decode whole builds it, without the model: a listener's first
+    call cut into phrases (a worker speaking so is test_worker's
+    test_without_windows_the_first_piece_speaks_its_opening_phrase_alone)."""
+    from kokoro_onnx.tokenizer import Tokenizer
 
-    return Engine(resolve(None, None, []), EngineSettings(decode="whole"))
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.planner import Planner
+
+    return Planner(EngineSettings(decode="whole"), Tokenizer(), {}, windows=False)
 
 
 def test_with_windows_an_awaited_piece_cuts_nothing(engine) -> None:
@@ -125,18 +129,17 @@ def test_with_windows_an_awaited_piece_cuts_nothing(engine) -> None:
     assert quick[0].windowed
 
 
-def test_an_awaited_piece_plans_its_opening_phrase_as_its_own_call(whole_engine) -> None:
-    engine = whole_engine
-    spec = engine.voice("jm_kumo")
+def test_an_awaited_piece_plans_its_opening_phrase_as_its_own_call(whole_planner) -> None:
+    spec = parse_voice("jm_kumo", ("jm_kumo",))
     text = "The weather today is sunny and warm with a light breeze."
-    quick = engine.plan(text, spec, lang="en-us", awaited=True)
+    quick = whole_planner.plan(text, spec, lang="en-us", awaited=True)
     assert [c.phonemes for c in quick] == [
-        engine.phonemes("The weather today is sunny", "en-us"),
-        engine.phonemes("and warm with a light breeze.", "en-us"),
+        whole_planner.phonemes("The weather today is sunny", "en-us"),
+        whole_planner.phonemes("and warm with a light breeze.", "en-us"),
     ]
-    assert len(engine.plan(text, spec, lang="en-us")) == 1
+    assert len(whole_planner.plan(text, spec, lang="en-us")) == 1
     # A short sentence with no place to breathe is one call either way.
-    assert len(engine.plan("Someone is at the front door.", spec, awaited=True)) == 1
+    assert len(whole_planner.plan("Someone is at the front door.", spec, awaited=True)) == 1
 
 
 def test_the_direct_baseline_is_the_whole_model(engine, direct) -> None:

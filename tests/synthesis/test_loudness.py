@@ -10,7 +10,6 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
-import pyloudnorm
 import pytest
 from support.run_cache import unlearned
 from support.server_process import ServerProcess
@@ -34,6 +33,8 @@ SHORT = "The front door is open."
 
 
 def lufs(pcm: bytes | np.ndarray) -> float:
+    import pyloudnorm  # here, not at the top: scipy's import would cost every test process
+
     audio = np.frombuffer(pcm, np.int16) if isinstance(pcm, bytes) else pcm
     return float(pyloudnorm.Meter(24000).integrated_loudness(audio.astype(np.float64) / 32768))
 
