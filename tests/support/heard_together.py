@@ -31,15 +31,19 @@ def heard_together(ear: Judge, clips: list[Any], rate: int, language: str) -> li
     None for a clip longer than a window (hear it alone)."""
     audio = [to_16k(clip, rate) for clip in clips]
     said: list[Heard | None] = [None] * len(audio)
-    batch: list[int] = []
-    for index, samples in enumerate(audio):
-        if len(samples) > WINDOW_S * RATE:
+    # A window costs the same however full: longest first, each clip into the first
+    # window it still fits in, they take fewer windows than in the order they came.
+    windows: list[list[int]] = []
+    for index in sorted(range(len(audio)), key=lambda i: -len(audio[i])):
+        if len(audio[index]) > WINDOW_S * RATE:
             continue
-        if batch and _seconds(audio, [*batch, index]) > WINDOW_S:
-            _hear(ear, audio, batch, language, said)
-            batch = []
-        batch.append(index)
-    if batch:
+        fits = (batch for batch in windows if _seconds(audio, [*batch, index]) <= WINDOW_S)
+        batch = next(fits, None)
+        if batch is None:
+            windows.append([index])
+        else:
+            batch.append(index)
+    for batch in windows:
         _hear(ear, audio, batch, language, said)
     return said
 
