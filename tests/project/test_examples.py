@@ -178,8 +178,8 @@ def test_an_example_runs_as_written(
 def test_an_ssml_example_is_spoken_over_http(block: Block, examples_server: str) -> None:
     # The document as written, at the fastest speed: every element is read as at 1.0,
     # in half the audio (what its elements sound like is tests/text/test_ssml.py's).
-    request = {"model": "tts-1", "input": block.text, "response_format": "wav", "speed": 2.0}
-    body = json.dumps(request)
+    asked = {"model": "tts-1", "input": block.text, "response_format": "wav", "speed": 2.0}
+    body = json.dumps(asked)
     request = urllib.request.Request(
         f"{examples_server}/v1/audio/speech",
         body.encode(),
