@@ -45,7 +45,8 @@ class ChapterSteps:
         self._presets = presets
         self._choice = choice
         self._speed = speed
-        self._volume = choice.volume * config.speech.volume
+        self._asked_volume = config.speech.volume
+        self._pauses = config.speech.pauses.over(choice.sentence_pause, choice.paragraph_pause)
         self._spec = parse_voice(choice.voice, assets.voice_names)
         preset_lang = presets[choice.preset].language if choice.preset else None
         self._asked = config.lang or preset_lang or reading(book.language)
@@ -53,11 +54,20 @@ class ChapterSteps:
     def steps(self, chapter: Chapter) -> list[Step]:
         if chapter.ssml:
             return self._ssml_steps(chapter.text)
+        from wyoming_kokoro.text.pieces import PARAGRAPH
+
         lang = g2p_language(self._spec, chapter.text, self._asked)
-        return [
-            Say(piece, self._choice.voice, self._speed, self._volume, lang)
-            for piece in self._split(chapter.text, lang)
-        ]
+        volume = self._choice.volume * self._asked_volume
+        steps: list[Step] = []
+        for piece in self._split(chapter.text, lang, paragraphs=True):
+            if piece != PARAGRAPH:
+                sentence = self._pauses.sentence
+                steps.append(Say(piece, self._choice.voice, self._speed, volume, lang, sentence))
+            elif steps and (ms := self._pauses.after_paragraph(self._speed)):
+                steps.append(Pause(ms))
+        while steps and isinstance(steps[-1], Pause):
+            steps.pop()  # the chapter's end: the pause between chapters follows
+        return steps
 
     def _ssml_steps(self, text: str) -> list[Step]:
         from wyoming_kokoro.text import ssml
@@ -76,7 +86,7 @@ class ChapterSteps:
                 continue
             voice, speed, volume, lang = self._styled(segment.style, segment.text)
             for piece in self._split(segment.text, lang):
-                steps.append(Say(piece, voice, speed, volume, lang))
+                steps.append(Say(piece, voice, speed, volume, lang, self._pauses.sentence))
                 last = piece
         return steps
 
@@ -85,17 +95,19 @@ class ChapterSteps:
         have falls back to the run's own, with a warning (as the server does)."""
         from wyoming_kokoro.options import SPEED
 
-        choice = self._choice
+        choice, speed = self._choice, self._speed
         if style.voice is not None:
             try:
-                choice = choose(style.voice, self._assets.voice_names, self._presets, self._speed)
+                choice = choose(style.voice, self._assets.voice_names, self._presets, speed)
+                speed = choice.speed  # a preset's own, else the run's
             except VoiceError:
                 _LOGGER.warning("SSML <voice name> names no voice: the run's voice speaks")
-        speed = min(max(self._speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
+        speed = min(max(speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
         asked = reading(style.lang) or self._asked
         spec = parse_voice(choice.voice, self._assets.voice_names)
         lang = g2p_language(spec, text, asked)
-        return choice.voice, round(speed, 4), self._volume * style.volume, lang
+        volume = choice.volume * style.volume * self._asked_volume
+        return choice.voice, round(speed, 4), volume, lang
 
 
 def reading(code: str | None) -> str | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
+
 from .resume import key_of
 
 # A part is about a minute of speech: small enough that a stop loses little and the
@@ -27,6 +29,7 @@ class Say:
     speed: float
     volume: float
     lang: str
+    sentence_pause: int = SENTENCE_PAUSE_MS  # after a sentence's end, at speed 1.0
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class Speaker:
         self._timed = setup.timed
         # Only the process that took the work dir's lock clears it; the others add parts.
         self._work = WorkDir(setup.work, setup.shown)
-        self._voicings: dict[tuple[str, float, float], Voicing] = {}
+        self._voicings: dict[tuple[str, float, float, int], Voicing] = {}
 
     def speak(self, part: Part, key: str) -> None:
         """Speak `part` and keep it under `key`."""
@@ -63,7 +63,7 @@ class Speaker:
                 audio.append(gap)
                 samples += len(gap)
                 continue
-            voicing = self._voicing(step.voice, step.speed, step.volume)
+            voicing = self._voicing(step.voice, step.speed, step.volume, step.sentence_pause)
             if self._timed:
                 for pcm, words in self._voiced.timed(step.text, voicing, step.lang):
                     timeline.add(words, samples / SAMPLE_RATE)
@@ -77,8 +77,8 @@ class Speaker:
         joined = np.concatenate(audio) if audio else np.zeros(0, dtype=np.int16)
         self._work.save(key, joined, timeline.words)
 
-    def _voicing(self, voice: str, speed: float, volume: float) -> Voicing:
-        wanted = (voice, speed, volume)
+    def _voicing(self, voice: str, speed: float, volume: float, pause: int) -> Voicing:
+        wanted = (voice, speed, volume, pause)
         if wanted not in self._voicings:
-            self._voicings[wanted] = self._voiced.voicing(voice, speed, volume)
+            self._voicings[wanted] = self._voiced.voicing(voice, speed, volume, pause)
         return self._voicings[wanted]

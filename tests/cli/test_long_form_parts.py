@@ -7,17 +7,22 @@ from __future__ import annotations
 import io
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kokoro_say import parallel
+from kokoro_say.book import Book, Chapter
 from kokoro_say.book_outputs import Joiner, Spoken, chapter_file
+from kokoro_say.chapter_steps import ChapterSteps
 from kokoro_say.plan import Part, Pause, Say, group
 from kokoro_say.progress import ChapterProgress
 from kokoro_say.resume import WorkDir, work_dir_for
 
+from wyoming_kokoro.catalog.presets import Choice
+from wyoming_kokoro.settings import SpeechSettings
 from wyoming_kokoro.timeline import WordTime
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
@@ -203,3 +208,38 @@ def test_chapter_files_are_numbered_plain_names_in_the_directory(
     assert os.path.dirname(path) == directory
     assert name.startswith(f"{number:03d}") and name.endswith(".flac")
     assert "/" not in name and "\x00" not in name and len(name.encode()) < 255
+
+
+def _steps_of(chapter: Chapter, **speech: object) -> list[Say | Pause]:
+    config = SimpleNamespace(speech=SpeechSettings(**speech), lang=None)  # type: ignore[arg-type]
+    assets = SimpleNamespace(voice_names=("jm_kumo", "jf_alpha"))
+    choice = Choice("jm_kumo", 1.0, 1.0, "en-us")
+    book = Book(None, None, "en", None, (chapter,))
+    made = ChapterSteps(config, assets, {}, choice, 1.0, book)  # type: ignore[arg-type]
+    return made.steps(chapter)
+
+
+def test_a_chapter_s_paragraphs_are_the_paragraph_pause_apart_and_none_ends_it() -> None:
+    text = "The fox ran.\n\nThe dog slept. It was late.\n\n"
+    steps = _steps_of(Chapter("One", text), sentence_pause=300, paragraph_pause=900)
+    assert steps == [
+        Say("The fox ran.", "jm_kumo", 1.0, 1.0, "en-us", 300),
+        Pause(600),  # what the paragraph has over the sentence's own pause
+        Say("The dog slept. It was late.", "jm_kumo", 1.0, 1.0, "en-us", 300),
+    ]
+
+
+def test_an_ssml_chapter_s_voice_rate_volume_and_breaks_are_its_steps() -> None:
+    text = (
+        '<speak>Hello there. <break time="800ms"/><voice name="jf_alpha">It is me.</voice>'
+        '<prosody rate="1.5" volume="+6dB">Quickly now.</prosody></speak>'
+    )
+    steps = _steps_of(Chapter("One", text, ssml=True))
+    said = [(s.text, s.voice, s.speed, round(s.volume, 2)) for s in steps if isinstance(s, Say)]
+    assert said == [
+        ("Hello there.", "jm_kumo", 1.0, 1.0),
+        ("It is me.", "jf_alpha", 1.0, 1.0),
+        ("Quickly now.", "jm_kumo", 1.5, 2.0),
+    ]
+    pauses = [s for s in steps if isinstance(s, Pause)]
+    assert len(pauses) == 1 and 0 < pauses[0].ms <= 800
