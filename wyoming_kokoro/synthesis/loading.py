@@ -177,7 +177,8 @@ def load_cut(directory: Path, threads: int) -> dict[str, Any]:
     """onnxruntime sessions of the cut model's parts in `directory` (from optimized copies
     of this CPU's, made beside them on first use); DamagedPartError if a part read
     differs from its sha256 (an optimized copy checks its own: runtime.py)."""
-    from wyoming_kokoro.synthesis.graph import PARTS
+    from wyoming_kokoro.synthesis.generator_choice import generator_file
+    from wyoming_kokoro.synthesis.graph import GENERATOR, PARTS
     from wyoming_kokoro.synthesis.runtime import cpu_key
 
     recorded = digests.recorded(directory / VERIFIED)
@@ -189,13 +190,23 @@ def load_cut(directory: Path, threads: int) -> dict[str, Any]:
 
         return run
 
-    parts = {name: directory / name for name in PARTS}
+    # The generator this CPU was found to run best (generator_choice.py).
+    files = {name: name for name in PARTS}
+    files[GENERATOR] = generator_file(_note(directory / VERIFIED), recorded, cpu_key())
+    parts = {name: directory / file for name, file in files.items()}
     return {
         name: create_session(
-            str(part), threads, part.with_name(f"{part.stem}-{cpu_key()}.opt"), check(name)
+            str(part), threads, part.with_name(f"{part.stem}-{cpu_key()}.opt"), check(part.name)
         )
         for name, part in parts.items()
     }
+
+
+def _note(mark: Path) -> str:
+    try:
+        return mark.read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def digest_old_mark(directory: Path) -> None:
