@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -243,3 +245,28 @@ def test_an_ssml_chapter_s_voice_rate_volume_and_breaks_are_its_steps() -> None:
     ]
     pauses = [s for s in steps if isinstance(s, Pause)]
     assert len(pauses) == 1 and 0 < pauses[0].ms <= 800
+
+
+def test_list_chapters_shows_number_title_words_and_time_without_the_model(
+    tmp_path: Path,
+) -> None:
+    book = tmp_path / "book.md"
+    book.write_text(
+        "# Chapter One\n\nThe fox ran across the field.\n\n"
+        "# Chapter Two\n\n" + "The dog slept by the fire. " * 60 + "\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "kokoro_say.main", "-f", str(book), "--list-chapters", "--debug"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split(None, 3) for line in result.stdout.splitlines()[2:]]
+    assert rows[0] == ["1", "8", "0:03", "Chapter One"]
+    assert rows[1] == ["2", "362", "2:12", "Chapter Two"]
+    assert rows[2] == ["370", "2:15", "2", "chapters (time estimated)"]
+    assert "Model loaded" not in result.stderr and "Speaking" not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.md"]
