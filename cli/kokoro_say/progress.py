@@ -92,7 +92,7 @@ class ChapterProgress:
 
     def _left_text(self) -> str:
         seconds = self.seconds_left()
-        if seconds is None:
+        if seconds is None or self._spoken >= self._total:
             return ""
         whole = round(seconds)
         hours, rest = divmod(whole, 3600)
