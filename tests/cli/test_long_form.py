@@ -1,22 +1,26 @@
 """kokoro-say's long form end to end: a real subprocess, the real model, real signals.
 A three-chapter book of one short sentence each: its M4B's marks where the judge hears
-each chapter begin, a file per chapter with captions, spoken by two processes; and a
-run stopped by SIGINT, then killed, that goes on where it stopped, speaks less the
-third time and ends with the same audio, while a changed option starts over."""
+each chapter begin, with the EPUB's title, author and cover in its tags; a file per
+chapter with captions, spoken by two processes; and a run stopped by SIGINT, then
+killed, that goes on where it stopped, speaks less the third time and ends with the
+same audio, while a changed option starts over."""
 
 from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import av
 import mutagen.mp4
 import numpy as np
 import pytest
+from ebooklib import epub
 
 pytestmark = pytest.mark.model
 
@@ -26,6 +30,11 @@ BOOK = (
     "# Chapter Three\n\nThe bird sang in the morning.\n"
 )
 TITLES = ["Chapter One", "Chapter Two", "Chapter Three"]
+SAID = [
+    "The fox ran across the field.",
+    "The dog slept by the fire.",
+    "The bird sang in the morning.",
+]
 HEARD = [
     "Chapter one. The fox ran across the field.",
     "Chapter two. The dog slept by the fire.",
@@ -95,12 +104,54 @@ def _decoded(path: Path) -> np.ndarray:
     return (np.clip(np.concatenate(frames), -1, 1) * 32767).astype(np.int16)
 
 
-def test_m4b_has_a_mark_where_each_chapter_is_heard(tmp_path: Path, listener) -> None:
-    (tmp_path / "book.md").write_text(BOOK, encoding="utf-8")
+def _png() -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00" + b"\x20\x60\xa0" * 2 + b"\x00" + b"\xa0\x60\x20" * 2)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+def _epub(path: Path, cover: bytes) -> Path:
+    """The book as an EPUB with its title, author and cover (ebooklib, as publishers')."""
+    book = epub.EpubBook()
+    book.set_identifier("long-form-test")
+    book.set_title("The Three Animals")
+    book.set_language("en")
+    book.add_author("Ada Writer")
+    book.set_cover("cover.png", cover)
+    docs = []
+    for number, (title, said) in enumerate(zip(TITLES, SAID, strict=True), 1):
+        doc = epub.EpubHtml(title=title, file_name=f"c{number}.xhtml", lang="en")
+        doc.content = f"<html><body><h1>{title}</h1><p>{said}</p></body></html>"
+        book.add_item(doc)
+        docs.append(doc)
+    book.toc = [epub.Link(d.file_name, d.title, d.id) for d in docs]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *docs]
+    epub.write_epub(str(path), book)
+    return path
+
+
+def test_m4b_has_a_mark_where_each_chapter_is_heard_and_the_books_tags(
+    tmp_path: Path, listener
+) -> None:
+    cover = _png()
+    source = _epub(tmp_path / "book.epub", cover)
     out = tmp_path / "book.m4b"
-    code, _, err = _say(tmp_path, "-f", str(tmp_path / "book.md"), "-o", str(out), "--threads", "1")
+    code, _, err = _say(tmp_path, "-f", str(source), "-o", str(out), "--threads", "1")
     assert code == 0, err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.m4b", "book.md", "err.txt", "tmp"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.epub", "book.m4b", "err.txt", "tmp"]
+    tags = mutagen.mp4.MP4(out).tags
+    assert tags is not None
+    assert tags["\xa9nam"] == ["The Three Animals"] and tags["\xa9ART"] == ["Ada Writer"]
+    assert tags["aART"] == ["Ada Writer"] and bytes(tags["covr"][0]) == cover
     with av.open(str(out)) as container:
         marks = [
             (c["metadata"]["title"], float(c["start"] * c["time_base"]))
