@@ -19,7 +19,7 @@ from kokoro_say import parallel
 from kokoro_say.book import Book, Chapter
 from kokoro_say.book_outputs import Joiner, Spoken, chapter_file
 from kokoro_say.chapter_steps import ChapterSteps
-from kokoro_say.plan import Part, Pause, Say, group
+from kokoro_say.plan import CHAPTER_PAUSE, Part, Pause, Say, group
 from kokoro_say.progress import ChapterProgress
 from kokoro_say.resume import WorkDir, work_dir_for
 
@@ -270,3 +270,20 @@ def test_list_chapters_shows_number_title_words_and_time_without_the_model(
     assert rows[2] == ["370", "2:15", "2", "chapters (time estimated)"]
     assert "Model loaded" not in result.stderr and "Speaking" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.md"]
+
+
+def test_chapters_joined_into_one_file_are_the_chapter_pause_apart(tmp_path: Path) -> None:
+    work = WorkDir(tmp_path / "work", "book.wav")
+    work.open("run")
+    work.save("a", np.full(1000, 7, dtype=np.int16), [WordTime("One.", 0.0, 0.04)])
+    work.save("b", np.full(500, 9, dtype=np.int16), [WordTime("Two.", 0.0, 0.02)])
+    chapters = [Spoken(1, "One", ("a",)), Spoken(2, "Two", ("b",))]
+    joiner = Joiner(work, lead=0.0, tail=0.0)
+    joined = np.concatenate(list(joiner.audio(chapters)))
+    gap = round(CHAPTER_PAUSE * 24000)
+    assert np.array_equal(joined, np.r_[np.full(1000, 7), np.zeros(gap), np.full(500, 9)])
+    assert joiner.samples(chapters, joined=True) == (len(joined), [0, 1000 + gap])
+    assert [w.start for w in joiner.words] == [0.0, round((1000 + gap) / 24000, 3)]
+    # A file per chapter: each alone, no pause before it.
+    alone = np.concatenate(list(joiner.audio(chapters[1:], joined=False)))
+    assert np.array_equal(alone, np.full(500, 9)) and joiner.words[0].start == 0.0
