@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -170,6 +171,7 @@ class _Later:
     rate: int
     speed: float
     margin: float
+    unheard: str | None  # a pattern that must not be heard in the clip (any case)
 
 
 LANGS = {"en": "en-us"}
@@ -240,15 +242,18 @@ class Listener:
         rate: int = 24000,
         speed: float = 1.0,
         margin: float = MARGIN,
+        unheard: str | None = None,
     ) -> None:
         """`check`, made with the other clips of this test process after its last
         test: heard together in as few of the judge's windows as they fit in
         (support/heard_together.py). A clip that loses more than `margin` there is
         checked as `check` does (heard again alone, unless it had its window to itself),
-        so only a clip `check` fails fails."""
+        so only a clip `check` fails fails. `unheard`: a pattern (re, any case) that
+        what was heard must not hold, such as a markup's name read aloud; a clip heard
+        beside others is heard alone before that fails it."""
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
-        self._later.append(_Later(test, text, audio, voice, language, rate, speed, margin))
+        self._later.append(_Later(test, text, audio, voice, language, rate, speed, margin, unheard))
 
     def settle(self) -> None:
         """Make the checks left to `check_later`; AssertionError naming each test whose
@@ -268,6 +273,9 @@ class Listener:
                     self._judged(
                         clip.text, said.text, clip.voice, language, clip.speed, clip.margin
                     )
+                    assert not _holds(said.text, clip.unheard), (
+                        f"heard {said.text!r}: {clip.unheard!r} should not be heard"
+                    )
                 except AssertionError as err:
                     failed.append(f"{clip.test}: {err}")
         if failed:
@@ -275,9 +283,15 @@ class Listener:
 
     @staticmethod
     def _within(clip: _Later, heard: str) -> bool:
-        """Whether what was heard loses no more than the clip's margin, as `check` asks."""
+        """Whether what was heard loses no more than the clip's margin, as `check` asks,
+        and holds nothing it must not."""
         ours = error(reference(clip.text), heard, clip.language)
-        return ours <= max(clip.margin, _word(clip.text, clip.language))
+        within = ours <= max(clip.margin, _word(clip.text, clip.language))
+        return within and not _holds(heard, clip.unheard)
+
+
+def _holds(heard: str, pattern: str | None) -> bool:
+    return pattern is not None and re.search(pattern, heard, re.IGNORECASE) is not None
 
 
 @pytest.fixture(scope="session")

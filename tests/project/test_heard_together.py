@@ -4,6 +4,7 @@ as few windows as they fit in, and each clip given back its own words."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.heard_together import GAP_S, WINDOW_S, heard_together
@@ -52,3 +53,28 @@ def test_every_clip_hears_its_own_words_in_few_windows(lengths: list[float]) -> 
     # No two windows could have been one.
     for n, first in enumerate(ear.windows):
         assert all(first + GAP_S + other > WINDOW_S for other in ear.windows[n + 1 :])
+
+
+class AloneEar(Ear):
+    """`Ear`, which also hears a clip alone (as `Judge.heard` does)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.alone = 0
+
+    def heard(self, audio: np.ndarray, rate: int, language: str) -> str:
+        self.alone += 1
+        return " ".join(word for word, _, _ in self.timed_words(np.asarray(audio), rate, language))
+
+
+def test_a_word_that_must_not_be_heard_fails_its_clip_once_heard_alone() -> None:
+    from conftest import Listener
+
+    ear = AloneEar()
+    listener = Listener(ear, None)  # type: ignore[arg-type]  # no direct: nothing is lost
+    listener.check_later("w1", clip(0, 2.0), rate=RATE, unheard=r"\bw1\b")
+    listener.check_later("w2", clip(1, 2.0), rate=RATE, unheard=r"\bw1\b")
+    with pytest.raises(AssertionError, match="should not be heard") as failed:
+        listener.settle()
+    assert len(ear.windows) == 2 and ear.alone == 1  # together, then the first alone
+    assert str(failed.value).count("should not be heard") == 1
