@@ -172,6 +172,7 @@ class _Later:
     speed: float
     margin: float
     unheard: str | None  # a pattern that must not be heard in the clip (any case)
+    heard_as: str | None  # a pattern that must be
 
 
 LANGS = {"en": "en-us"}
@@ -243,17 +244,20 @@ class Listener:
         speed: float = 1.0,
         margin: float = MARGIN,
         unheard: str | None = None,
+        heard_as: str | None = None,
     ) -> None:
         """`check`, made with the other clips of this test process after its last
         test: heard together in as few of the judge's windows as they fit in
         (support/heard_together.py). A clip that loses more than `margin` there is
         checked as `check` does (heard again alone, unless it had its window to itself),
         so only a clip `check` fails fails. `unheard`: a pattern (re, any case) that
-        what was heard must not hold, such as a markup's name read aloud; a clip heard
-        beside others is heard alone before that fails it."""
+        what was heard must not hold, such as a markup's name read aloud; `heard_as`:
+        one it must; a clip heard beside others is heard alone before either fails it."""
         audio = joined(pcm, rate) if isinstance(pcm, list) else pcm
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").rsplit(" ", 1)[0]
-        self._later.append(_Later(test, text, audio, voice, language, rate, speed, margin, unheard))
+        self._later.append(
+            _Later(test, text, audio, voice, language, rate, speed, margin, unheard, heard_as)
+        )
 
     def settle(self) -> None:
         """Make the checks left to `check_later`; AssertionError naming each test whose
@@ -276,6 +280,9 @@ class Listener:
                     assert not _holds(said.text, clip.unheard), (
                         f"heard {said.text!r}: {clip.unheard!r} should not be heard"
                     )
+                    assert clip.heard_as is None or _holds(said.text, clip.heard_as), (
+                        f"heard {said.text!r}: {clip.heard_as!r} should be heard"
+                    )
                 except AssertionError as err:
                     failed.append(f"{clip.test}: {err}")
         if failed:
@@ -284,10 +291,11 @@ class Listener:
     @staticmethod
     def _within(clip: _Later, heard: str) -> bool:
         """Whether what was heard loses no more than the clip's margin, as `check` asks,
-        and holds nothing it must not."""
+        and holds what it must and nothing it must not."""
         ours = error(reference(clip.text), heard, clip.language)
         within = ours <= max(clip.margin, _word(clip.text, clip.language))
-        return within and not _holds(heard, clip.unheard)
+        wanted = clip.heard_as is None or _holds(heard, clip.heard_as)
+        return within and wanted and not _holds(heard, clip.unheard)
 
 
 def _holds(heard: str, pattern: str | None) -> bool:

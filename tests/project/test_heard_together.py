@@ -78,3 +78,16 @@ def test_a_word_that_must_not_be_heard_fails_its_clip_once_heard_alone() -> None
         listener.settle()
     assert len(ear.windows) == 2 and ear.alone == 1  # together, then the first alone
     assert str(failed.value).count("should not be heard") == 1
+
+
+def test_a_word_that_must_be_heard_fails_its_clip_if_missing() -> None:
+    from conftest import Listener
+
+    ear = AloneEar()
+    listener = Listener(ear, None)  # type: ignore[arg-type]
+    listener.check_later("w1", clip(0, 2.0), rate=RATE, heard_as=r"\bw1\b")
+    listener.settle()  # heard: nothing to hear alone
+    assert ear.alone == 0
+    listener.check_later("w2", clip(1, 2.0), rate=RATE, margin=1.0, heard_as=r"\bw3\b")
+    with pytest.raises(AssertionError, match="should be heard"):
+        listener.settle()
