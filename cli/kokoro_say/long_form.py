@@ -201,8 +201,17 @@ def _speak(
         if progress is not None:
             progress.part_done(parts[index].chapter, parts[index].chars)
 
+    alone = 0
+    if count > 1:
+        from wyoming_kokoro.synthesis.loudness import for_voices_file
+
+        said = [part for _, part, _ in todo]
+        unmeasured = parallel.unmeasured(said, assets.voice_names, for_voices_file(assets.voices))
+        alone = parallel.to_measure([part.chars for part in said], unmeasured)
+        if alone:
+            _LOGGER.debug("%d parts first in one process: the voice's loudness is measured", alone)
     try:
-        parallel.render(todo, count, setup, done)
+        parallel.render(todo, count, setup, done, alone)
     except parallel.SpeakingFailed as err:
         raise click.ClickException(str(err)) from err
     finally:

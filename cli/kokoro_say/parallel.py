@@ -18,12 +18,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wyoming_kokoro import lifeline
+from wyoming_kokoro.catalog.voices import parse_voice
 from wyoming_kokoro.cpus import affinity_cpus, cgroup_cpu_quota
 
-from .plan import Part
+from .plan import Part, Say
 from .speaking import Setup, Speaker
+
+if TYPE_CHECKING:
+    from wyoming_kokoro.synthesis.loudness import Leveler
 
 _LOGGER = logging.getLogger("kokoro_say")
 
@@ -31,6 +36,8 @@ _LOGGER = logging.getLogger("kokoro_say")
 # part's audio), with room to spare: a process is started only if this much is free.
 PROCESS_MB = 500
 _MEMINFO = Path("/proc/meminfo")
+# More text than the loudness measurement needs (ten seconds of speech and a margin).
+MEASURE_CHARS = 250
 
 Job = tuple[int, Part, str]  # the part's index in the plan, the part, its key
 
@@ -66,8 +73,15 @@ def process_count(threads: int, parts: int, memory_mb: int | None, cpus: int) ->
     return max(1, min(wanted, parts))
 
 
-def render(jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[int], None]) -> None:
-    """Speak every job, calling `done` with its index as each is kept."""
+def render(
+    jobs: Sequence[Job],
+    processes: int,
+    setup: Setup,
+    done: Callable[[int], None],
+    alone: int = 0,
+) -> None:
+    """Speak every job, calling `done` with its index as each is kept; the first
+    `alone` jobs by one process before the others start (see `to_measure`)."""
     if not jobs:
         return
     if processes <= 1:
@@ -77,7 +91,35 @@ def render(jobs: Sequence[Job], processes: int, setup: Setup, done: Callable[[in
             speaker.speak(part, key)
             done(index)
         return
-    _in_processes(jobs, processes, setup, done)
+    if alone:
+        _in_processes(jobs[:alone], 1, setup, done)
+        jobs = jobs[alone:]
+    if jobs:
+        _in_processes(jobs, processes, setup, done)
+
+
+def unmeasured(parts: Sequence[Part], installed: tuple[str, ...], leveler: Leveler) -> bool:
+    """Whether a voice these parts speak in has no loudness measured yet."""
+    voices = {s.voice for part in parts for s in part.steps if isinstance(s, Say)}
+    return any(leveler.loudness(parse_voice(v, installed)) is None for v in voices)
+
+
+def to_measure(chars: Sequence[int], voices_unmeasured: bool) -> int:
+    """How many leading jobs (of these sizes) one process speaks alone first.
+
+    A voice whose loudness is not known yet is measured on its first seconds of
+    speech and kept (synthesis/loudness.py); until then its audio is not levelled.
+    Processes starting together would each speak their first part so, every one at
+    another chapter: one process speaks enough first, and the others start levelled.
+    """
+    if not voices_unmeasured:
+        return 0
+    total = 0
+    for count, size in enumerate(chars, 1):
+        total += size
+        if total >= MEASURE_CHARS:
+            return count
+    return len(chars)
 
 
 def _in_processes(

@@ -25,6 +25,7 @@ from kokoro_say.resume import WorkDir, work_dir_for
 
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.settings import SpeechSettings
+from wyoming_kokoro.synthesis.loudness import Leveler
 from wyoming_kokoro.timeline import WordTime
 
 _text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60)
@@ -287,3 +288,27 @@ def test_chapters_joined_into_one_file_are_the_chapter_pause_apart(tmp_path: Pat
     # A file per chapter: each alone, no pause before it.
     alone = np.concatenate(list(joiner.audio(chapters[1:], joined=False)))
     assert np.array_equal(alone, np.full(500, 9)) and joiner.words[0].start == 0.0
+
+
+def test_a_voice_not_measured_yet_is_measured_by_one_process_first() -> None:
+    # Processes starting together would each speak their first part unlevelled, every
+    # one at another chapter: one speaks enough to measure the voice, then the rest.
+    leveler = Leveler(None, "voices")  # knows the embedded voices' loudness only
+    installed = ("jm_kumo", "af_heart")
+    kumo = [Part(0, (Say("Hello.", "jm_kumo", 1.0, 1.0, "en-us"),))]
+    heart = [Part(1, (Say("Hello.", "af_heart", 1.0, 1.0, "en-us"),))]
+    blend = [Part(1, (Say("Hello.", "jm_kumo(1)+af_heart(1)", 1.0, 1.0, "en-us"),))]
+    assert not parallel.unmeasured(kumo, installed, leveler)
+    assert parallel.unmeasured(kumo + heart, installed, leveler)
+    assert parallel.unmeasured(blend, installed, leveler)
+
+
+@settings(max_examples=100, deadline=None)
+@given(chars=st.lists(st.integers(1, 2000), max_size=20), unmeasured=st.booleans())
+def test_enough_parts_to_measure_go_first_and_no_more(chars: list[int], unmeasured: bool) -> None:
+    alone = parallel.to_measure(chars, unmeasured)
+    if not unmeasured:
+        assert alone == 0
+        return
+    assert sum(chars[:alone]) >= parallel.MEASURE_CHARS or alone == len(chars)
+    assert alone == 0 or sum(chars[: alone - 1]) < parallel.MEASURE_CHARS
