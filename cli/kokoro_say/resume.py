@@ -145,16 +145,20 @@ class WorkDir:
         return samples, words, pcm
 
     def _atomic(self, path: Path, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.tmp", dir=self.path)
+        tmp = ""
         try:
+            fd, tmp = tempfile.mkstemp(prefix=f"{path.name}.tmp", dir=self.path)
             with os.fdopen(fd, "wb") as file:
                 file.write(data)
                 file.flush()
                 os.fsync(file.fileno())  # a reboot must not leave a named, empty part
             os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        except OSError as err:  # a full disk: the user's output and the reason, no path
+            reason = (err.strerror or str(err)).lower()
+            raise OSError(f"cannot keep the finished parts of {self.shown}: {reason}") from err
+        finally:
+            if tmp:
+                Path(tmp).unlink(missing_ok=True)
         _fsync_dir(self.path)
 
     def close(self) -> None:

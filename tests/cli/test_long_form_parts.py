@@ -4,6 +4,7 @@ finished in, progress as parts finish, how many processes, chapter file names.""
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import subprocess
@@ -312,3 +313,19 @@ def test_enough_parts_to_measure_go_first_and_no_more(chars: list[int], unmeasur
         return
     assert sum(chars[:alone]) >= parallel.MEASURE_CHARS or alone == len(chars)
     assert alone == 0 or sum(chars[: alone - 1]) < parallel.MEASURE_CHARS
+
+
+def test_a_part_that_cannot_be_kept_says_so_in_words_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = WorkDir(tmp_path / "work", "book.m4b")
+    work.open("run")
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(tmp_path / "work" / "x.tmp"))
+    monkeypatch.setattr(os, "fsync", lambda _: (_ for _ in ()).throw(full))
+    with pytest.raises(OSError) as caught:
+        work.save("a", np.ones(10, dtype=np.int16), [])
+    assert (
+        str(caught.value) == "cannot keep the finished parts of book.m4b: no space left on device"
+    )
+    assert not work.done("a")
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["lock", "manifest.json"]
