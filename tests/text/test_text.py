@@ -42,6 +42,8 @@ def test_inline_markup_is_removed(markdown: str, spoken: str) -> None:
     ("text", "spoken"),
     [
         ("If a<b and c>d then stop.", "If a<b and c>d then stop."),
+        ("When x<y z=2>w it holds.", "When x<y z=2>w it holds."),
+        ('Read <my-card data-id=7 title="t">this', "Read this"),
         ("Press <Ctrl> and <Alt> keys.", "Press Ctrl and Alt keys."),
         ("x < 3 and y > 4", "x < 3 and y > 4"),
         ('A <span class="x">styled</span> word<br/>here', "A styled word here"),

@@ -41,9 +41,11 @@ _ATTRIBUTE = (
     r"\s+[A-Za-z_:][\w:.-]*\s*=\s*"  # a name, then its value: quoted or not
     r"""(?:"[^"<>]{0,200}"|'[^'<>]{0,200}'|[^\s"'<>=`]{1,200})"""
 )
+# An unknown name is a tag only with a quoted value: "x<y z=2>w" is arithmetic.
+_QUOTED = r"""\s+[A-Za-z_:][\w:.-]*\s*=\s*(?:"[^"<>]{0,200}"|'[^'<>]{0,200}')"""
 _HTML = re.compile(
     rf"<(?:/(?:{_TAG_NAMES})\s*|(?:{_TAG_NAMES})(?:{_ATTRIBUTE})*\s*/?|!--.{{0,200}}?--)>"
-    rf"|<[A-Za-z][\w-]*(?:{_ATTRIBUTE})+\s*/?>",
+    rf"|<[A-Za-z][\w-]*(?:{_ATTRIBUTE})*{_QUOTED}(?:{_ATTRIBUTE})*\s*/?>",
     re.IGNORECASE,
 )
 _BRACKETED_WORD = re.compile(r"(?<![\w<])<([A-Za-z][\w+-]*)>(?![\w>])")
