@@ -305,3 +305,65 @@ def test_without_a_cipher_library_an_aes_pdf_is_a_clear_error(tmp_path):
         "aes.pdf is encrypted with AES and this installation cannot decrypt it "
         "(the cryptography package is missing)"
     )
+
+
+def built_pdf(contents: list[bytes]) -> bytes:
+    """A PDF of one page per content stream, its cross-reference table right, so pypdf
+    reads it without repairs (a stream given here may be anything)."""
+    font = b"/Resources<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>"
+    kids = b" ".join(b"%d 0 R" % (3 + 2 * n) for n in range(len(contents)))
+    objects = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[%s]/Count %d>>" % (kids, len(contents)),
+    ]
+    for n, stream in enumerate(contents):
+        objects.append(
+            b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 600 800]/Contents %d 0 R%s>>"
+            % (4 + 2 * n, font)
+        )
+        objects.append(b"<</Length %d>>stream\n%s\nendstream" % (len(stream), stream))
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return out
+
+
+def shown(text: str) -> bytes:
+    return b"BT /F1 12 Tf 72 700 Td (%s) Tj ET" % text.encode("ascii")
+
+
+# Content streams pypdf cannot take apart: a dictionary, an inline image cut off, a
+# string closed before it opened.
+_BROKEN_STREAMS = [
+    b"BT /F1 12 Tf 72 700 Td <<<<< [ ( Tj TJ ET",
+    b"BT /F1 12 Tf 72 700 Td (Lost.) Tj ET BI /W 1 /H 1 /BPC 8 /CS /G ID",
+    b"BT /F1 12 Tf ) Tj ET",
+]
+
+
+@pytest.mark.parametrize("broken", _BROKEN_STREAMS)
+def test_a_page_that_cannot_be_read_is_left_out_with_a_warning_naming_it(tmp_path, caplog, broken):
+    path = tmp_path / "torn.pdf"
+    path.write_bytes(built_pdf([shown("First page words."), broken, shown("Third page words.")]))
+    with caplog.at_level(logging.WARNING):
+        book = read_book(path)
+    assert words(" ".join(c.text for c in book.chapters)) == [
+        *("First", "page", "words", "Third", "page", "words"),
+    ]
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warned) == 1 and "page 2" in warned[0] and "torn.pdf" in warned[0]
+
+
+def test_a_pdf_whose_pages_cannot_be_read_or_that_has_none_is_a_short_error(tmp_path):
+    path = tmp_path / "torn.pdf"
+    path.write_bytes(built_pdf([_BROKEN_STREAMS[0]]))
+    with pytest.raises(BookError, match=r"^cannot read torn\.pdf: it is not a valid PDF"):
+        read_book(path)
+    path.write_bytes(built_pdf([]))
+    with pytest.raises(BookError, match=r"^torn\.pdf has no pages$"):
+        read_book(path)

@@ -39,10 +39,19 @@ def read_pdf_book(path: Path, data: bytes) -> Book:
     reader = _open(path.name, data)
     try:
         marks = _marks(reader)
-        raw = [_lines(page) for page in reader.pages]
+        raw, torn = _pages(reader)
         info = reader.metadata
     except Exception as err:
         raise _unreadable(path.name, err) from err
+    if len(torn) == len(raw):
+        raise _unreadable(path.name, ValueError("no page can be read"))
+    if torn:
+        _LOGGER.warning(
+            "%s: %s cannot be read and %s left out",
+            path.name,
+            _numbered("page", torn),
+            "is" if len(torn) == 1 else "are",
+        )
     if not any(says_something(line) for lines in raw for line in lines):
         raise BookError(
             f"{path.name} has no text layer (a scan?): run OCR on it first, then read it"
@@ -82,7 +91,7 @@ def _open(name: str, data: bytes) -> Any:
                 "and read the copy"
             )
         if not len(reader.pages):
-            raise ValueError("no pages")
+            raise BookError(f"{name} has no pages")
     except BookError:
         raise
     except Exception as err:
@@ -102,6 +111,29 @@ def _unreadable(name: str, err: Exception) -> BookError:
     # pypdf's errors on a damaged file are many and deep: the detail is for --debug.
     _LOGGER.debug("pypdf could not read %s", name, exc_info=err)
     return BookError(f"cannot read {name}: it is not a valid PDF")
+
+
+def _pages(reader: Any) -> tuple[list[list[str]], list[int]]:
+    """Each page's lines, and the numbers of those whose text cannot be taken apart (a
+    damaged content stream): one such page costs itself, not the whole book."""
+    pages: list[list[str]] = []
+    torn: list[int] = []
+    for number, page in enumerate(reader.pages, 1):
+        try:
+            pages.append(_lines(page))
+        except Exception:  # pypdf's errors on a damaged stream are many and deep
+            _LOGGER.debug("pypdf could not read page %d", number, exc_info=True)
+            pages.append([])
+            torn.append(number)
+    return pages, torn
+
+
+def _numbered(noun: str, numbers: list[int]) -> str:
+    """'page 3' or 'pages 3, 7 and 9'."""
+    if len(numbers) == 1:
+        return f"{noun} {numbers[0]}"
+    listed = ", ".join(str(n) for n in numbers[:-1])
+    return f"{noun}s {listed} and {numbers[-1]}"
 
 
 def _lines(page: Any) -> list[str]:
