@@ -38,6 +38,7 @@ EXTENSIONS = (".m4b", ".m4a")
 # Speech in mono: 64 kb/s AAC is transparent for a voice and keeps a book small.
 BIT_RATE = 64_000
 _COVER_CODECS = {"image/jpeg": "mjpeg", "image/png": "png"}
+_MAX_SIDE = 0xFFFF
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,11 @@ def _cover_stream(out: OutputContainer, cover: Cover | None) -> Stream | None:
         _LOGGER.warning("The cover is not a picture that can be read: left out")
         return None
     width, height = size
+    # MP4 keeps a picture's sides in 16 bits: a larger claim (a damaged or hostile
+    # header) would fail the whole file once the book is spoken.
+    if width > _MAX_SIDE or height > _MAX_SIDE:
+        _LOGGER.warning("The cover is larger than an M4B can hold (%dx%d): left out", width, height)
+        return None
     # The muxer refuses a picture stream without its size.
     stream = out.add_mux_stream(_COVER_CODECS[cover.mime], width=width, height=height)
     stream.disposition = av.stream.Disposition.attached_pic

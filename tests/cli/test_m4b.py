@@ -116,3 +116,28 @@ def test_a_cover_that_is_no_picture_has_no_size_and_raises_nothing(
 ) -> None:
     size = m4b.picture_size(Cover(head + data, "image/jpeg"))
     assert size is None or (size[0] > 0 and size[1] > 0)
+
+
+def _claimed_png(width: int, height: int) -> bytes:
+    """A PNG whose header claims this size (the rest of the picture is the small one)."""
+    png = _png()
+    return png[:16] + struct.pack(">II", width, height) + png[24:]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    width=st.integers(1, 2**31 - 1) | st.sampled_from([16384, 2**31 - 1]),
+    height=st.integers(1, 2**31 - 1) | st.sampled_from([16384, 2**31 - 1]),
+)
+def test_a_cover_of_any_claimed_size_never_costs_the_book(
+    tmp_path_factory: pytest.TempPathFactory, width: int, height: int
+) -> None:
+    """A book's cover comes from the book (a hostile one too): whatever size its header
+    claims, the audiobook is written with its marks, with the cover or without it."""
+    out = tmp_path_factory.mktemp("claimed") / "book.m4b"
+    cover = Cover(_claimed_png(width, height), "image/png")
+    marks = [m4b.Mark("One", 0), m4b.Mark("Two", 12000)]
+    m4b.write(str(out), iter([_tone(1.0)]), 24000, marks, m4b.Tags("A Book", None, cover))
+    with av.open(str(out)) as container:
+        assert [c["metadata"]["title"] for c in container.chapters()] == ["One", "Two"]
+        assert container.streams.audio[0].frames or container.duration
