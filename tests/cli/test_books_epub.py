@@ -38,8 +38,10 @@ def make_epub(
     cover: bytes | None = None,
     spine: list | None = None,
     nav: bool = True,
+    guide: list[dict[str, str]] | None = None,
 ) -> Path:
     book = epub.EpubBook()
+    book.guide = guide or []
     book.set_identifier("id-58")
     book.set_title("The Test Book")
     book.set_language("en-GB")
@@ -287,3 +289,37 @@ def test_a_book_that_would_unpack_to_gigabytes_is_refused_before_it_is_unpacked(
     path.write_bytes(bytes(data))
     with pytest.raises(BookError, match=r"^huge\.epub is too large to read"):
         read_book(path)
+
+
+@pytest.mark.parametrize("nav", [False, True])
+def test_a_contents_page_the_guide_names_is_not_read(tmp_path, nav):
+    """EPUB 2 books (and EPUB 3 ones kept compatible) carry a contents page of links in
+    the spine, named by the package's guide: it is the table of contents, not prose."""
+    links = "".join(
+        f'<p class="toc"><a href="{n}.xhtml">Chapter {n}</a></p>' for n in ("one", "two")
+    )
+    docs = [
+        doc("contents.xhtml", f"<h1>Contents</h1>{links}", "Contents"),
+        doc("one.xhtml", "<h1>Chapter One</h1><p>The first words.</p>", "Chapter One"),
+        doc("two.xhtml", "<h1>Chapter Two</h1><p>The second words.</p>", "Chapter Two"),
+    ]
+    guide = [{"type": "toc", "href": "contents.xhtml", "title": "Contents"}]
+    path = make_epub(tmp_path / "b.epub", docs, docs[1:], nav=nav, guide=guide)
+    book = read_book(path)
+    assert titles(book) == ["Chapter One", "Chapter Two"]
+    assert [words(c.text) for c in book.chapters] == [
+        ["Chapter", "One", "The", "first", "words"],
+        ["Chapter", "Two", "The", "second", "words"],
+    ]
+
+
+def test_a_guide_pointing_into_a_page_of_prose_leaves_the_page_read(tmp_path):
+    docs = [
+        doc("all.xhtml", '<h1 id="c">Contents</h1><p>Prose stays here.</p>', "All"),
+        doc("two.xhtml", "<h1>Two</h1><p>More prose.</p>", "Two"),
+    ]
+    guide = [{"type": "toc", "href": "all.xhtml#c", "title": "Contents"}]
+    book = read_book(make_epub(tmp_path / "b.epub", docs, docs, nav=False, guide=guide))
+    assert words(" ".join(c.text for c in book.chapters)) == [
+        *("Contents", "Prose", "stays", "here", "Two", "More", "prose"),
+    ]

@@ -2,8 +2,9 @@
 the table of contents the chapters and their titles.
 
 Nested entries are flattened in order; entries in one file cut it at their anchors;
-spine documents no entry points at go on the chapter before; entries at the same place
-("Part One" and its first chapter) make one chapter titled by both. A book without a
+spine documents no entry points at go on the chapter before (the contents page the
+guide names is not read); entries at the same place ("Part One" and its first
+chapter) make one chapter titled by both. A book without a
 table of contents gets a chapter per spine document that has a heading, titled by its
 first. A document marked as a book's notes is not read (html.py).
 """
@@ -49,7 +50,7 @@ def read_epub_book(path: Path, data: bytes) -> Book:
         raise BookError(f"{path.name} is too large to read: over 1 GiB unpacked")
     book = _load(data, path.name)
     flat = _flat(book.toc)
-    docs = _reading_order(_spine_documents(book), flat)
+    docs = _reading_order(_not_contents(book, _spine_documents(book)), flat)
     pages = [read_page(_text(item)) for item in docs]
     names = {item.get_name(): i for i, item in enumerate(docs)}
     entries = _entries(flat, names, pages)
@@ -89,6 +90,22 @@ def _spine_documents(book: Any) -> list[tuple[Any, bool]]:
         if isinstance(item, epub.EpubHtml) and not isinstance(item, epub.EpubNav):
             docs.append((item, str(linear).lower() != "no"))
     return docs
+
+
+def _not_contents(book: Any, spine: list[tuple[Any, bool]]) -> list[tuple[Any, bool]]:
+    """The spine without the contents page the guide names (EPUB 2's table of
+    contents, a page of links): heard as chapter marks, not read. A guide entry that
+    points into a page (an anchor) leaves the page read: it may hold prose too."""
+    names = {item.get_name(): i for i, (item, _) in enumerate(spine)}
+    pages = {
+        _find(posixpath.normpath(unquote(str(ref.get("href", "")))), names)
+        for ref in getattr(book, "guide", None) or ()
+        if isinstance(ref, dict)
+        and str(ref.get("type", "")).lower() == "toc"
+        and "#" not in str(ref.get("href", ""))
+    }
+    kept = [doc for i, doc in enumerate(spine) if i not in pages]
+    return kept or spine
 
 
 def _reading_order(spine: list[tuple[Any, bool]], flat: list[tuple[str, str]]) -> list[Any]:
