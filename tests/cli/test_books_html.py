@@ -155,3 +155,19 @@ def test_ssml_that_declares_a_dtd_is_refused_before_anything_is_spoken(tmp_path)
     text = '<!DOCTYPE speak [<!ENTITY a "aaaa">]><speak>&a;</speak>'
     with pytest.raises(BookError, match=r"^cannot read bad\.ssml: "):
         read_book(write(tmp_path, "bad.ssml", text))
+
+
+def test_what_the_page_hides_is_not_read(tmp_path):
+    """What a reader does not see (the `hidden` attribute, an inline `display: none`)
+    or a screen reader does not say (`aria-hidden`) is not heard either."""
+    page = (
+        "<html><body><p>Shown one.</p><div hidden><p>Gone.</p></div>"
+        '<p style="color: red; DISPLAY : none !important">Gone.</p>'
+        '<p>Shown <span aria-hidden="true">Gone</span>two.</p>'
+        '<p style="display:block">Shown three.</p><p aria-hidden="false">Shown four.</p>'
+        "</body></html>"
+    )
+    book = read_book(write(tmp_path, "p.html", page))
+    assert words(book.chapters[0].text) == [
+        *("Shown", "one", "Shown", "two", "Shown", "three", "Shown", "four"),
+    ]

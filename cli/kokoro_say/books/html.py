@@ -5,7 +5,8 @@ text (wyoming_kokoro/text/markdown.py).
 Parsed with the standard library's HTML parser: it reads no DTD and no entity from
 outside, and takes HTML5 and XHTML alike. Not read: scripts, styles, navigation, notes
 (an `aside`, or an element an EPUB or ARIA marks as a footnote or endnote) and the
-markers that link to them, images (their alt text too: a description for the eye,
+markers that link to them, what the page hides (`hidden`, `aria-hidden`, an inline
+`display: none`), images (their alt text too: a description for the eye,
 read in the middle of a sentence, and a figure's caption says it; a drop cap's letter
 is read), code blocks, ruby's readings beside their base text. Tables are read row by
 row, their cells one after another, as the server reads a Markdown table.
@@ -46,11 +47,21 @@ _NOTES = re.compile(
 # A link to a note, in its usual dress: a number, a letter or a mark, maybe bracketed.
 _MARKER = re.compile(r"\s*[\[(]?(?:\d{1,3}|[a-z]|[*†‡§¶]{1,3})[\])]?\s*")
 _SPACE = re.compile(r"\s+")
+_NO_DISPLAY = re.compile(r"(?:^|;)\s*display\s*:\s*none\b", re.IGNORECASE)
 # The encoding a document names at its start, in its XML declaration or a meta tag.
 _NAMED_ENCODING = re.compile(
     rb"<\?xml[^>]*encoding\s*=\s*[\"']([\w.:-]+)|<meta[^>]*charset\s*=\s*[\"']?([\w.:-]+)",
     re.IGNORECASE,
 )
+
+
+def _hidden(values: dict[str, str | None]) -> bool:
+    """Not shown to the eye, or not said by a screen reader: not heard either."""
+    return (
+        "hidden" in values
+        or (values.get("aria-hidden") or "").strip().lower() == "true"
+        or _NO_DISPLAY.search(values.get("style") or "") is not None
+    )
 
 
 @dataclass
@@ -142,7 +153,12 @@ class _Walker(HTMLParser):
         if tag in _VOID:
             return
         kind = f"{values.get('epub:type') or ''} {values.get('role') or ''}"
-        if tag in _SKIPPED or _NOTES.search(kind) or (tag == "code" and self._pre):
+        if (
+            tag in _SKIPPED
+            or _NOTES.search(kind)
+            or (tag == "code" and self._pre)
+            or _hidden(values)
+        ):
             self._skip = len(self._stack)
             return
         if tag == "a" and "#" in (values.get("href") or ""):
