@@ -3,7 +3,9 @@
 
 The build cuts the graph (`graph.py`), then runs the whole graph and the chained
 parts on sample inputs and keeps the parts only if every sample's audio is the same,
-bit for bit; then it teaches the server's voice (`teaching.py`). It takes a while
+bit for bit; then it tries the generator on int8 kernels against today's and keeps
+the one this CPU runs best (`generator_choice.py`); then it teaches the server's voice
+(`teaching.py`). It takes a while
 (about 45 s of CPU here for the cut, as much again to teach), so the server runs it
 once (`server/model_cut.py`), in a separate low-priority process, while the worker
 speaks with whole calls; the next burst decodes in windows. Only the published model files
@@ -21,6 +23,7 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from wyoming_kokoro.catalog.assets import Assets, model_file
 from wyoming_kokoro.catalog.cut import (
@@ -36,6 +39,7 @@ from wyoming_kokoro.catalog.cut import (
 
 _LOGGER = logging.getLogger(__name__)
 SAMPLES = 20
+VOCABULARY = range(1, 178)  # Kokoro's token ids; 0 is the pad
 
 
 def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
@@ -55,10 +59,12 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
     )
     try:
         _cut_and_check(assets, partial, threads)
+        parts, note = _generator_here(assets, partial, threads)
+        # Marked before teaching: the teacher loads the generator the mark names.
+        mark_verified(partial, parts, note)
         adopt_learned(partial, target)
         if teach is not None:
             _teach(assets, partial, teach, threads)
-        mark_verified(partial, graph.PARTS, f"{SAMPLES} samples bit-identical")
         if not (target / VERIFIED).is_file():  # what a damaged entry's removal left
             shutil.rmtree(target, ignore_errors=True)
         with contextlib.suppress(OSError):  # another process may have kept one first
@@ -71,8 +77,6 @@ def build(assets: Assets, threads: int = 1, teach: str | None = None) -> Path:
 
 
 def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
-    import numpy as np
-
     from wyoming_kokoro.synthesis import graph
     from wyoming_kokoro.synthesis.decoder import CutModel
     from wyoming_kokoro.synthesis.runtime import create_session
@@ -83,15 +87,33 @@ def _cut_and_check(assets: Assets, partial: Path, threads: int) -> None:
     parts = CutModel(
         {name: create_session(str(partial / name), threads, None) for name in graph.PARTS}
     )
-    with np.load(assets.voices) as voices:
-        styles = np.stack([voices[name] for name in voices.files[:8]])
     _LOGGER.info("Checking the parts against the whole model on %d samples", SAMPLES)
-    vocabulary = range(1, 178)  # Kokoro's token ids; 0 is the pad
     graph.verify(
         lambda inputs: whole.run(None, inputs)[0],
         lambda inputs: parts.whole(parts.plan(inputs)),
-        graph.sample_inputs(SAMPLES, vocabulary, styles),
+        graph.sample_inputs(SAMPLES, VOCABULARY, _styles(assets)),
     )
+
+
+def _generator_here(assets: Assets, partial: Path, threads: int) -> tuple[tuple[str, ...], str]:
+    """The parts to keep and the mark's note: with the int8 generator if this CPU runs
+    it faster and it sounds like today's (`generator_choice.py`)."""
+    from wyoming_kokoro.synthesis import generator_choice, graph
+
+    note = f"{SAMPLES} samples bit-identical"
+    chosen = generator_choice.make_and_choose(
+        assets.model.name, partial, threads, generator_choice.samples(_styles(assets), VOCABULARY)
+    )
+    if chosen is None:
+        return graph.PARTS, note
+    return (*graph.PARTS, generator_choice.INT8), f"{note}\n{chosen}"
+
+
+def _styles(assets: Assets) -> Any:
+    import numpy as np
+
+    with np.load(assets.voices) as voices:
+        return np.stack([voices[name] for name in voices.files[:8]])
 
 
 def adopt_learned(partial: Path, target: Path) -> None:
