@@ -323,3 +323,18 @@ def test_a_guide_pointing_into_a_page_of_prose_leaves_the_page_read(tmp_path):
     assert words(" ".join(c.text for c in book.chapters)) == [
         *("Contents", "Prose", "stays", "here", "Two", "More", "prose"),
     ]
+
+
+def test_a_document_the_spine_lists_twice_is_read_once(tmp_path):
+    """A spine may not list a document twice (epubcheck's OPF-034); a book that does
+    is read in the order of each document's first place."""
+    docs = [
+        doc("one.xhtml", "<h1>Chapter One</h1><p>The first words.</p>", "Chapter One"),
+        doc("two.xhtml", "<h1>Chapter Two</h1><p>The second words.</p>", "Chapter Two"),
+    ]
+    spine = ["nav", docs[0], docs[1], docs[0], docs[1]]
+    book = read_book(make_epub(tmp_path / "b.epub", docs, spine=spine))
+    assert titles(book) == ["Chapter One", "Chapter Two"]
+    assert words(" ".join(c.text for c in book.chapters)) == [
+        *("Chapter", "One", "The", "first", "words", "Chapter", "Two", "The", "second", "words"),
+    ]

@@ -84,10 +84,17 @@ def _spine_documents(book: Any) -> list[tuple[Any, bool]]:
     from ebooklib import epub
 
     docs = []
+    seen: set[str] = set()
     for idref, linear in book.spine:
         item = book.get_item_with_id(idref)
         # The navigation document is the table of contents: heard as chapter marks.
-        if isinstance(item, epub.EpubHtml) and not isinstance(item, epub.EpubNav):
+        # A document listed twice (not allowed, but seen) is read at its first place.
+        if (
+            isinstance(item, epub.EpubHtml)
+            and not isinstance(item, epub.EpubNav)
+            and item.get_name() not in seen
+        ):
+            seen.add(item.get_name())
             docs.append((item, str(linear).lower() != "no"))
     return docs
 
