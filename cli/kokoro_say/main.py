@@ -6,7 +6,7 @@ import io
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -190,6 +190,15 @@ def _run(config: SayConfig) -> None:
         asked_speed or options.SPEED.default,
     )
     speed = asked_speed or choice.speed
+    lead, tail = choice.lead_silence, choice.tail_silence
+    if lead is not None or tail is not None:
+        # A preset's own silence before and after the speech wins, as on the server.
+        speech = replace(
+            speech,
+            lead_silence=speech.lead_silence if lead is None else lead,
+            tail_silence=speech.tail_silence if tail is None else tail,
+        )
+        config = replace(config, speech=speech)
     if long_form.wanted(config):  # a document, chapters, resume, every core
         long_form.run(config, assets, presets, choice, speed)
         return

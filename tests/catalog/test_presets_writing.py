@@ -74,6 +74,10 @@ field_values: dict[str, Any] = {
     "language": st.one_of(st.sampled_from(["en-gb", "en-us", "ja", "xx", ""]), st.just(1)),
     "description": st.one_of(st.text(max_size=250), st.just(["a", "list"])),
     "colour": st.just("blue"),
+    **dict.fromkeys(
+        ("lead_silence", "tail_silence", "sentence_pause", "paragraph_pause"),
+        st.one_of(st.integers(-10, 5010), st.sampled_from([0, 5000, 300, 0.5, "300", None])),
+    ),
 }
 entries = st.fixed_dictionaries(
     {"voice": voices},

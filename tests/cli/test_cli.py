@@ -510,9 +510,12 @@ def read_all(fd: int) -> bytes:
 
 def test_presets_volume_and_silence_reach_the_file(tmp_path: Path, listener) -> None:
     # One run each: the default, then a preset from the data dir that is slower and
-    # quieter, with silence asked for before and after the speech.
+    # quieter, with silence of its own before and after the speech (which wins over
+    # the flags').
     (tmp_path / "presets.yaml").write_text(
-        "calm:\n  voice: jm_kumo\n  speed: 0.8\n  volume: 0.5\n", encoding="utf-8"
+        "calm:\n  voice: jm_kumo\n  speed: 0.8\n  volume: 0.5\n"
+        "  lead_silence: 400\n  tail_silence: 300\n",
+        encoding="utf-8",
     )
     text = "The back door is open."
     plain, calm = tmp_path / "plain.wav", tmp_path / "calm.wav"
@@ -529,9 +532,9 @@ def test_presets_volume_and_silence_reach_the_file(tmp_path: Path, listener) -> 
         "--voice",
         "calm",
         "--lead-silence",
-        "400",
+        "100",
         "--tail-silence",
-        "300",
+        "100",
     )
     assert result.returncode == 0, result.stderr
     a, rate = soundfile.read(plain, dtype="int16")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from support.fake_worker import FakeWorker
 from wyoming_kokoro.catalog.assets import Assets
+from wyoming_kokoro.catalog.presets import Preset
 from wyoming_kokoro.protocol import WorkerConfig
 from wyoming_kokoro.server.offer import Offer
 from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
@@ -36,18 +37,22 @@ class Door:
 
 @contextlib.asynccontextmanager
 async def fake_door(
-    windows: int = 1, idle_timeout: float = 60.0, connection_timeout: float = 30.0, pad: int = 0
+    windows: int = 1,
+    idle_timeout: float = 60.0,
+    connection_timeout: float = 30.0,
+    pad: int = 0,
+    presets: dict[str, Preset] | None = None,
 ) -> AsyncIterator[Door]:
     """A listening door whose worker is a FakeWorker; closed (and the worker stopped) after.
 
     `connection_timeout` is the server's --connection-timeout; `pad` the fake's bytes
-    of audio per call (fake_worker.said).
+    of audio per call (fake_worker.said); `presets` as if read from presets.yaml.
     """
     worker = FakeWorker(windows, pad)
     assets = Assets(Path("m.onnx"), Path("v.npz"), VOICES, "test")
     config = WorkerConfig(assets, EngineSettings(threads=1))
     scheduler = Scheduler(config, SchedulerOptions(idle_timeout, min_free_mb=0), worker)
-    offer = Offer(VOICES, {}, VOICES[0], streaming=True)
+    offer = Offer(VOICES, presets or {}, VOICES[0], streaming=True)
     speech = SpeechSettings()
     handler_config = HandlerConfig(
         info=offer.info,

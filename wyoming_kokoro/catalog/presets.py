@@ -45,6 +45,8 @@ class Preset:
     description: str = ""
     sentence_pause: int | None = None  # milliseconds; None: the server's
     paragraph_pause: int | None = None
+    lead_silence: int | None = None  # milliseconds before an answer; None: the server's
+    tail_silence: int | None = None  # and after it
 
     @property
     def locales(self) -> list[str]:
@@ -86,6 +88,8 @@ class Choice:
     preset: str | None = None
     sentence_pause: int | None = None  # the preset's own, in milliseconds (None: unset)
     paragraph_pause: int | None = None
+    lead_silence: int | None = None  # the preset's own, in milliseconds (None: unset)
+    tail_silence: int | None = None
 
 
 def choose(
@@ -108,6 +112,8 @@ def choose(
             preset.name,
             preset.sentence_pause,
             preset.paragraph_pause,
+            preset.lead_silence,
+            preset.tail_silence,
         )
     spec = parse_voice(name, installed)
     return Choice(str(spec), speed, 1.0, g2p_language(spec, override=lang))

@@ -24,7 +24,10 @@ _LOGGER = logging.getLogger(__name__)
 PRESETS_FILE = "presets.yaml"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-. ]{0,63}$")
 _FIELDS = frozenset(
-    {"voice", "speed", "volume", "language", "description", "sentence_pause", "paragraph_pause"}
+    {
+        *("voice", "speed", "volume", "language", "description"),
+        *("sentence_pause", "paragraph_pause", "lead_silence", "tail_silence"),
+    }
 )
 # A presets file is a few kB; these bounds keep a hostile one cheap to reject (it is
 # read on the event loop at a rescan) and keep PyYAML's recursive composer shallow.
@@ -94,6 +97,9 @@ def _preset(name: str, fields: dict[str, Any], installed: tuple[str, ...]) -> Pr
         description=description.strip()[:200],
         sentence_pause=_pause(fields.get("sentence_pause"), "sentence_pause"),
         paragraph_pause=_pause(fields.get("paragraph_pause"), "paragraph_pause"),
+        # Silence before and after an answer: the same whole milliseconds, the same bound.
+        lead_silence=_pause(fields.get("lead_silence"), "lead_silence"),
+        tail_silence=_pause(fields.get("tail_silence"), "tail_silence"),
     )
 
 

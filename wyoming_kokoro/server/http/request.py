@@ -62,6 +62,8 @@ class SpeechRequest:
     # The request's, else the preset's, else the server's.
     pauses: Pauses = field(default_factory=Pauses)
     normalization: Normalization = field(default_factory=Normalization)
+    lead_ms: int | None = None  # the preset's silence before the answer; None: the server's
+    tail_ms: int | None = None
 
 
 def _string(body: dict[str, Any], key: str, default: str | None = None) -> str:
@@ -245,4 +247,6 @@ def parse_speech(body: Any, voices: Voices, captioned: bool = False) -> SpeechRe
         stream=_flag(body, "stream", True),
         pauses=_pauses(body, choice, voices.pauses),
         normalization=_normalization(body),
+        lead_ms=choice.lead_silence,
+        tail_ms=choice.tail_silence,
     )

@@ -157,8 +157,8 @@ async def _stream(
             speech_request.lang,
             config.voices.max_text_chars,
             volume=speech_request.volume * config.voices.volume,
-            lead_ms=config.voices.lead_ms,
-            tail_ms=config.voices.tail_ms,
+            lead_ms=_either(speech_request.lead_ms, config.voices.lead_ms),
+            tail_ms=_either(speech_request.tail_ms, config.voices.tail_ms),
             words=speech_request.words,
             pauses=speech_request.pauses,
             normalization=speech_request.normalization,
@@ -298,3 +298,8 @@ async def _send(
 
 def _content_type(response_format: str) -> str:
     return FORMATS[response_format].content_type
+
+
+def _either(preset: int | None, server: int) -> int:
+    """A preset's own silence, else the server's (--lead-silence, --tail-silence)."""
+    return server if preset is None else preset

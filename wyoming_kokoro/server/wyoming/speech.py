@@ -67,8 +67,9 @@ class Utterance:
             self.lang,
             config.max_text_chars,
             volume=choice.volume * config.volume,
-            lead_ms=config.lead_ms,
-            tail_ms=config.tail_ms,
+            # A preset's own silence before and after, else the server's.
+            lead_ms=config.lead_ms if choice.lead_silence is None else choice.lead_silence,
+            tail_ms=config.tail_ms if choice.tail_silence is None else choice.tail_silence,
             head_wait=config.phrase_wait,
             words=config.word_events,
             pauses=config.pauses.over(choice.sentence_pause, choice.paragraph_pause),

@@ -254,7 +254,8 @@ async function savePreset(event) {
   if (description) fields.description = description;
   // Left empty: the server's pauses (a number the reader refuses is refused in its words).
   for (const [id, field] of [["preset-sentence-pause", "sentence_pause"],
-    ["preset-paragraph-pause", "paragraph_pause"]]) {
+    ["preset-paragraph-pause", "paragraph_pause"], ["preset-lead-silence", "lead_silence"],
+    ["preset-tail-silence", "tail_silence"]]) {
     if ($(id).value.trim() !== "") fields[field] = Number($(id).value);
   }
   if (await save("PUT", "v1/presets/" + encodeURIComponent(name), fields, "preset-status",
