@@ -69,7 +69,7 @@ def with_int8(entry: Path, scratch: Path) -> Path:
     else:
         ranges = chosen_ranges(resolve(None, None, []).model.name)
         model = quantizing.rewrite(
-            onnx.load(str(entry / graph.GENERATOR)), ranges, quantizing.weight_bits()
+            onnx.load(str(entry / graph.GENERATOR)), ranges, generator_choice.weight_bits()
         )
         onnx.save(model, str(target / generator_choice.INT8))
     note = f"bench\n{generator_choice.CHOSEN} {cpu_key()}"
@@ -174,7 +174,7 @@ def sound_table(sentences: int) -> None:
     sessions = {n: create_session(str(entry / n), 1, None) for n in graph.PARTS}
     ranges = chosen_ranges(assets.model.name)
     model = quantizing.rewrite(
-        onnx.load(str(entry / graph.GENERATOR)), ranges, quantizing.weight_bits()
+        onnx.load(str(entry / graph.GENERATOR)), ranges, generator_choice.weight_bits()
     )
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / generator_choice.INT8

@@ -6,7 +6,7 @@ one thread, per onnxruntime kernel: what this CPU's int8 kernels are worth.
 GMAC/s of ConvInteger u8×u8 (the int8 model's path today), QLinearConv u8×s8 and
 u8×u8, and float Conv; then whether QLinearConv u8×s8 sums full-range bytes exactly
 (x86 without VNNI sums pairs of byte products in 16 bits, which saturate: the reason
-`quantizing.weight_bits` is 7 there). CPU time, so load matters less, but not nothing.
+`generator_choice.weight_bits` is 7 there). CPU time, so load matters less, but not nothing.
 """
 
 from __future__ import annotations

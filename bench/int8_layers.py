@@ -37,7 +37,7 @@ from texts import HELD_OUT
 from wyoming_kokoro.audio import to_pcm16
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import cutting, graph, quantizing, teaching
+from wyoming_kokoro.synthesis import cutting, generator_choice, graph, quantizing, teaching
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.quantizing import Ranges, Span
 
@@ -307,7 +307,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("step", choices=("calibrate", "layers", "sets", "write"))
     parser.add_argument("--groups", action="store_true", help="whole blocks, not convolutions")
-    parser.add_argument("--bits", type=int, default=quantizing.weight_bits())
+    parser.add_argument("--bits", type=int, default=generator_choice.weight_bits())
     parser.add_argument("--count", type=int, default=40, help="write: the set's size")
     parser.add_argument("--sentences", type=int, default=6)
     parser.add_argument("--percentile", type=float, default=99.999)

@@ -22,7 +22,7 @@ from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.cut import cut_dir, mark_verified
 from wyoming_kokoro.catalog.files import MODEL_FILES
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import graph, quantizing
+from wyoming_kokoro.synthesis import generator_choice, graph, quantizing
 from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.generator_choice import CHOSEN, INT8
@@ -45,7 +45,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ranges = chosen_ranges(MODEL)
     assert ranges, "int8_ranges.py lists no convolution for the int8 model"
     model = onnx.load(str(entry / graph.GENERATOR))
-    onnx.save(quantizing.rewrite(model, ranges, quantizing.weight_bits()), str(entry / INT8))
+    onnx.save(quantizing.rewrite(model, ranges, generator_choice.weight_bits()), str(entry / INT8))
     # Written over the link to the run's mark, not into it (os.replace).
     mark_verified(entry, (*graph.PARTS, INT8), f"test\n{CHOSEN} {cpu_key()}")
     return cache

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from onnx import TensorProto, helper, numpy_helper
 
-from wyoming_kokoro.synthesis import quantizing
+from wyoming_kokoro.synthesis import generator_choice, quantizing
 from wyoming_kokoro.synthesis.quantizing import QuantizingError, Ranges, Span
 
 CHANNELS, KERNEL = 4, 3
@@ -131,7 +131,7 @@ def test_every_convolution_moved_keeps_the_interface_and_the_sound() -> None:
     before = run(model, x)
     # In the bits this CPU's kernels sum without saturating (7 on x86 without VNNI:
     # with 8, this very test is off by a third of the range there).
-    moved = quantizing.rewrite(tiny(), measured(model, x), quantizing.weight_bits())
+    moved = quantizing.rewrite(tiny(), measured(model, x), generator_choice.weight_bits())
     ops = [n.op_type for n in moved.graph.node]
     assert ops.count("QLinearConv") == 3
     assert "ConvInteger" not in ops and "DynamicQuantizeLinear" not in ops

@@ -52,6 +52,22 @@ class Trial:
         return self.int8 / self.today if self.today > 0 else float("inf")
 
 
+def weight_bits() -> int:
+    """8 where the CPU multiplies bytes into 32-bit sums in one instruction (VNNI), else
+    7: x86 without it sums two byte products in 16 bits, which saturate on full-range
+    weights (onnxruntime's own advice: "reduce range")."""
+    import platform
+    from pathlib import Path
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "x86"):
+        return 8
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return 7
+    return 8 if "avx512_vnni" in flags or "avx_vnni" in flags else 7
+
+
 def prefer_int8(trial: Trial) -> bool:
     """Whether the int8 generator is kept: it sounds like today's and is faster here."""
     return trial.distance <= FARTHEST_DB and trial.int8 <= FASTER * trial.today
@@ -156,9 +172,7 @@ def make_and_choose(
     _LOGGER.info("Trying the generator on int8 kernels against today's on this CPU")
     target = partial / INT8
     try:
-        model = quantizing.rewrite(
-            onnx.load(str(partial / GENERATOR)), ranges, quantizing.weight_bits()
-        )
+        model = quantizing.rewrite(onnx.load(str(partial / GENERATOR)), ranges, weight_bits())
         onnx.save(model, str(target))
         sessions = {
             name: create_session(str(partial / name), threads, None)

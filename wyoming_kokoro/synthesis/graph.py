@@ -258,3 +258,30 @@ def verify(
         if expected.shape != got.shape or not np.array_equal(expected, got):
             diff = np.abs(expected - got).max() if expected.shape == got.shape else "a length"
             raise GraphError(f"the parts differ from the whole graph by {diff}")
+
+
+def _subgraph_inputs(node: onnx.NodeProto) -> set[str]:
+    names: set[str] = set()
+    for attribute in node.attribute:
+        if attribute.g.node:
+            for inner in attribute.g.node:
+                names.update(inner.input)
+                names.update(_subgraph_inputs(inner))
+    return names
+
+
+def prune(model: onnx.ModelProto) -> None:
+    """Nodes whose outputs nothing reads, and initializers nothing reads, removed."""
+    graph = model.graph
+    needed = {o.name for o in graph.output}
+    kept = []
+    for node in reversed(graph.node):
+        if set(node.output) & needed:
+            kept.append(node)
+            needed.update(node.input)
+            needed.update(_subgraph_inputs(node))
+    del graph.node[:]
+    graph.node.extend(reversed(kept))
+    initializers = [i for i in graph.initializer if i.name in needed]
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from wyoming_kokoro.synthesis.graph import prune
+
 if TYPE_CHECKING:
     import numpy as np
     import onnx
@@ -159,22 +161,6 @@ def probed(model: onnx.ModelProto, found: Iterable[Conv]) -> onnx.ModelProto:
     return copy
 
 
-def weight_bits() -> int:
-    """8 where the CPU multiplies bytes into 32-bit sums in one instruction (VNNI), else
-    7: x86 without it sums two byte products in 16 bits, which saturate on full-range
-    weights (onnxruntime's own advice: "reduce range")."""
-    import platform
-    from pathlib import Path
-
-    if platform.machine().lower() not in ("x86_64", "amd64", "i686", "x86"):
-        return 8
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return 7
-    return 8 if "avx512_vnni" in flags or "avx_vnni" in flags else 7
-
-
 def rewrite(model: onnx.ModelProto, chosen: Mapping[str, Ranges], bits: int = 8) -> onnx.ModelProto:
     """`model` (changed in place, and returned) with each convolution named in `chosen`
     as QuantizeLinear → QLinearConv → DequantizeLinear on its fixed ranges, its weights
@@ -242,7 +228,7 @@ def rewrite(model: onnx.ModelProto, chosen: Mapping[str, Ranges], bits: int = 8)
     graph.initializer.extend(new_inits)
     _splice(model, replaced, {by_name[n].output for n in chosen})
     _fixed_outputs(model, chosen, by_name)
-    _prune(model)
+    prune(model)
     return model
 
 
@@ -305,30 +291,3 @@ def _fixed_outputs(
             nodes.append(node)
     del graph.node[:]
     graph.node.extend(nodes)
-
-
-def _subgraph_inputs(node: onnx.NodeProto) -> set[str]:
-    names: set[str] = set()
-    for attribute in node.attribute:
-        if attribute.g.node:
-            for inner in attribute.g.node:
-                names.update(inner.input)
-                names.update(_subgraph_inputs(inner))
-    return names
-
-
-def _prune(model: onnx.ModelProto) -> None:
-    """Nodes whose outputs nothing reads, and initializers nothing reads, removed."""
-    graph = model.graph
-    needed = {o.name for o in graph.output}
-    kept = []
-    for node in reversed(graph.node):
-        if set(node.output) & needed:
-            kept.append(node)
-            needed.update(node.input)
-            needed.update(_subgraph_inputs(node))
-    del graph.node[:]
-    graph.node.extend(reversed(kept))
-    initializers = [i for i in graph.initializer if i.name in needed]
-    del graph.initializer[:]
-    graph.initializer.extend(initializers)
