@@ -4,8 +4,12 @@ chapter, or a directory with a numbered file per chapter (and its captions)."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 import os
 import re
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +30,10 @@ from .resume import WorkDir
 # A chapter file's name: "07 The Title.flac", the title cut to what every file system takes.
 _NAME_CHARS = 80
 _UNSAFE = re.compile(r'[\x00-\x1f/\\:*?"<>|]+')
+_CHAPTER_NAME = re.compile(r"\d+( |\.)")
+# Hidden in a chapter directory: the files the last run wrote there (see _forget_stale).
+_WRITTEN = ".kokoro-say-chapters.json"
+_LOGGER = logging.getLogger("kokoro_say")
 
 
 @dataclass(frozen=True)
@@ -152,11 +160,15 @@ def write(
 def _write_dir(
     target: Target, chapters: list[Spoken], joiner: Joiner, captions: str | None, spaced: bool
 ) -> None:
+    written: list[str] = []
     for chapter in chapters:
         path = chapter_file(target.path, chapter, len(chapters), target.fmt)
+        written.append(os.path.basename(path))
         caption_file = None
         if captions:
-            caption_file = CaptionFile(str(Path(path).with_suffix("." + caption_ext(captions))))
+            caption_path = str(Path(path).with_suffix("." + caption_ext(captions)))
+            caption_file = CaptionFile(caption_path)
+            written.append(os.path.basename(caption_path))
         try:
             with AudioSink(path, target.fmt) as sink:
                 for block in joiner.audio([chapter], joined=False):
@@ -166,3 +178,32 @@ def _write_dir(
         finally:
             if caption_file is not None:
                 caption_file.discard()
+    _forget_stale(target.path, written)
+
+
+def _forget_stale(directory: str, written: list[str]) -> None:
+    """Remove the chapter files the last run into `directory` wrote and this one did
+    not (a book edited, or read into other chapters): a player would play both. Only
+    what kokoro-say listed is touched; the list is kept hidden in the directory."""
+    listed = os.path.join(directory, _WRITTEN)
+    try:
+        with open(listed, encoding="utf-8") as file:
+            before = json.load(file)
+    except (OSError, ValueError):
+        before = []
+    keep = set(written)
+    for name in before if isinstance(before, list) else []:
+        if isinstance(name, str) and name not in keep and _is_chapter_name(name):
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(directory, name))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{_WRITTEN}.tmp", dir=directory)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump(written, file, ensure_ascii=False)
+        os.replace(tmp, listed)
+    except OSError as err:  # the chapters are written: only the next run's tidying is lost
+        _LOGGER.debug("Could not list the chapter files of %s: %s", directory, err)
+
+
+def _is_chapter_name(name: str) -> bool:
+    return os.path.basename(name) == name and _CHAPTER_NAME.match(name) is not None

@@ -329,3 +329,32 @@ def test_a_part_that_cannot_be_kept_says_so_in_words_and_leaves_nothing(
     )
     assert not work.done("a")
     assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["lock", "manifest.json"]
+
+
+def _write_chapter_dir(tmp_path: Path, directory: Path, titles: list[str]) -> None:
+    from kokoro_say.book_outputs import Target, write
+
+    work = WorkDir(tmp_path / f"work-{len(titles)}", str(directory))
+    work.open("run")
+    for n, _ in enumerate(titles):
+        work.save(f"p{n}", np.full(100, n + 1, dtype=np.int16), [])
+    chapters = [Spoken(n + 1, title, (f"p{n}",)) for n, title in enumerate(titles)]
+    book = Book(None, None, None, None, tuple(Chapter(t, t) for t in titles))
+    joiner = Joiner(work, lead=0.0, tail=0.0)
+    write(Target("dir", str(directory), "wav"), book, chapters, joiner, None, "srt", True)
+    work.remove()
+
+
+def test_a_chapter_directory_written_again_keeps_no_stale_chapter_files(tmp_path: Path) -> None:
+    """A book written again into its directory (edited, or read differently) leaves
+    only its own chapter files: the last run's that are not written again go, so a
+    player does not play an old "01" beside the new one. The user's files stay."""
+    directory = tmp_path / "book"
+    directory.mkdir()
+    (directory / "notes.txt").write_text("mine")
+    (directory / "01 Mine.wav").write_bytes(b"mine")
+    _write_chapter_dir(tmp_path, directory, ["Contents", "One", "Two"])
+    _write_chapter_dir(tmp_path, directory, ["One", "Two"])
+    assert sorted(p.name for p in directory.iterdir() if not p.name.startswith(".")) == [
+        *("01 Mine.wav", "01 One.srt", "01 One.wav", "02 Two.srt", "02 Two.wav", "notes.txt"),
+    ]
