@@ -276,3 +276,18 @@ def test_text_keeps_every_word_once_whatever_its_lines(tmp_path, lines):
 def test_any_text_reads_or_fails_with_a_book_error(tmp_path, data, name):
     with contextlib.suppress(BookError):
         read_book(write(tmp_path, name, data.encode("utf-8", "surrogatepass")))
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("book.md", "# The Book\n\n## First\n\nOne.\n\n## Second\n\nTwo.\n"),
+        ("book.html", "<h1>The Book</h1><h2>First</h2><p>One.</p><h2>Second</h2><p>Two.</p>"),
+    ],
+)
+def test_a_title_with_no_preface_is_read_at_the_first_chapter_s_start(tmp_path, name, text):
+    """No chapter that says only the book's title (a mark a second long in an M4B)."""
+    book = read_book(write(tmp_path, name, text))
+    assert book.title == "The Book"
+    assert titles(book) == ["First", "Second"]
+    assert [c.text for c in book.chapters] == ["The Book\n\nFirst\n\nOne.", "Second\n\nTwo."]

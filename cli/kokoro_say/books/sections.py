@@ -16,12 +16,15 @@ _WORD = re.compile(r"\w")
 # More headings than this in a row, with nothing between them, are a list of
 # contents: read where they stand, not a run of chapters that say only their names.
 _MAX_HEADING_RUN = 2
+# The level of a document's title (see `titled`): read, but no chapter's heading.
+TITLE = -1
 
 
 @dataclass(frozen=True)
 class Block:
     """A paragraph as spoken (its lines kept: each ends a piece), or a heading that
-    starts a chapter (`level` 1 or 2, as the document's h1 and h2)."""
+    starts a chapter (`level` 1 or 2, as the document's h1 and h2), or the document's
+    title (`TITLE`: read as a paragraph)."""
 
     text: str
     level: int = 0
@@ -35,6 +38,7 @@ class Block:
 class _Section:
     headings: list[str] = field(default_factory=list)
     body: list[str] = field(default_factory=list)
+    lead: list[str] = field(default_factory=list)  # read before its headings
 
 
 def chapters_from(blocks: list[Block], opening: str) -> list[Chapter]:
@@ -57,12 +61,17 @@ def chapters_from(blocks: list[Block], opening: str) -> list[Chapter]:
         if len(section.headings) > _MAX_HEADING_RUN:
             before.body += section.headings[:-1]
             del section.headings[:-1]
+    # The document's title with nothing after it but the first chapter: read at that
+    # chapter's start, not a chapter that says only the title.
+    opened = sections[0]
+    if blocks and blocks[0].level == TITLE and len(sections) > 1 and len(opened.body) == 1:
+        sections[1].lead, opened.body = opened.body, []
     chapters = []
     for section in sections:
         if not section.headings and not section.body:
             continue
         title = _joined(section.headings) if section.headings else opening
-        text = "\n\n".join(section.headings + section.body)
+        text = "\n\n".join(section.lead + section.headings + section.body)
         chapters.append(Chapter(title=title, text=text))
     return chapters
 
@@ -75,7 +84,7 @@ def titled(blocks: list[Block]) -> tuple[str | None, list[Block]]:
     tops = [b for b in headings if b.level == 1]
     if len(tops) != 1 or blocks[0] is not tops[0] or len(headings) < 2:
         return None, blocks
-    return tops[0].text, [Block(b.text) if b is tops[0] else b for b in blocks]
+    return tops[0].text, [Block(b.text, TITLE) if b is tops[0] else b for b in blocks]
 
 
 def _joined(headings: list[str]) -> str:
