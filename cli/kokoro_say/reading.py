@@ -36,6 +36,9 @@ def read_text(text: str | None, file: str | None) -> str:
 
 def decoded(data: bytes, where: str) -> str:
     """`data` as text; a leading byte-order mark dropped, bad bytes as U+FFFD."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        # A UTF-16 mark names its encoding ("Unicode" in Windows' editors).
+        return data.decode("utf-16", "replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:

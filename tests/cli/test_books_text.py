@@ -291,3 +291,22 @@ def test_a_title_with_no_preface_is_read_at_the_first_chapter_s_start(tmp_path, 
     assert book.title == "The Book"
     assert titles(book) == ["First", "Second"]
     assert [c.text for c in book.chapters] == ["The Book\n\nFirst\n\nOne.", "Second\n\nTwo."]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_text_file_saved_as_utf16_with_its_mark_is_read_as_text(tmp_path, caplog, encoding):
+    """Windows' editors save "Unicode" as UTF-16 with a byte order mark, which names the
+    encoding: read as UTF-8, every letter had a NUL beside it and no chapter was found."""
+    text = "\ufeffChapter 1\r\n\r\nHello there.\r\n\r\nChapter 2\r\n\r\nGoodbye.\r\n"
+    data = text.encode(encoding) if encoding != "utf-16" else text[1:].encode(encoding)
+    with caplog.at_level(logging.WARNING):
+        book = read_book(write(tmp_path, "notes.txt", data))
+    assert titles(book) == ["Chapter 1", "Chapter 2"]
+    assert [c.text for c in book.chapters] == ["Chapter 1\n\nHello there.", "Chapter 2\n\nGoodbye."]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_page_break_ends_a_paragraph_so_a_chapter_can_start_after_it(tmp_path):
+    book = read_book(write(tmp_path, "b.txt", "Chapter 1\n\nText one.\n\fChapter 2\n\nText two.\n"))
+    assert titles(book) == ["Chapter 1", "Chapter 2"]
+    assert [c.text for c in book.chapters] == ["Chapter 1\n\nText one.", "Chapter 2\n\nText two."]

@@ -47,6 +47,7 @@ _FIELD = re.compile(r"^(Title|Author):\s*(\S.*?)\s*$", re.M)
 
 def read_text_book(path: Path, data: bytes) -> Book:
     text = decoded(data, path.name).replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\f", "\n\n")  # a page break ends a paragraph
     text, fields = _without_licence(text)
     title = fields.get("Title") or name_title(path)
     blocks = [_block(p) for p in re.split(r"\n[ \t]*\n", text) if p.strip()]
