@@ -39,6 +39,9 @@ _MEMINFO = Path("/proc/meminfo")
 # More text than the loudness measurement needs (ten seconds of speech and a margin).
 MEASURE_CHARS = 250
 
+# What a terminal sends its whole process group; kokoro-say alone acts on them.
+_GROUP_SIGNALS = {signal.SIGINT, signal.SIGHUP}
+
 Job = tuple[int, Part, str]  # the part's index in the plan, the part, its key
 
 
@@ -142,15 +145,26 @@ def _in_processes(
 
     finished = False
     try:
-        for n in range(processes):
-            ours, theirs = context.Pipe()
-            worker = context.Process(
-                target=serve, args=(setup, theirs, os.getpid()), daemon=True, name=f"speak-{n}"
-            )
-            worker.start()
-            theirs.close()
-            workers[ours] = worker
-            hand_out(ours)
+        # Ctrl-C reaches the terminal's whole process group: a process still starting
+        # could not ignore it yet, and printed its own traceback. Ignored while they
+        # are started, it stays ignored in them (an ignored signal survives exec, and
+        # Python then sets no handler); blocked meanwhile, kokoro-say gets it after.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _GROUP_SIGNALS)
+        handlers = {sig: signal.signal(sig, signal.SIG_IGN) for sig in _GROUP_SIGNALS}
+        try:
+            for n in range(processes):
+                ours, theirs = context.Pipe()
+                worker = context.Process(
+                    target=serve, args=(setup, theirs, os.getpid()), daemon=True, name=f"speak-{n}"
+                )
+                worker.start()
+                theirs.close()
+                workers[ours] = worker
+                hand_out(ours)
+        finally:
+            for sig, handler in handlers.items():
+                signal.signal(sig, handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         while busy:
             ready = wait(list(busy), timeout=0.5)
             if not ready:
@@ -201,7 +215,7 @@ def serve(setup: Setup, conn: Connection, parent: int) -> None:
     """A speaking process: parts from `conn` until None, each answered on it."""
     lifeline.die_with_parent(parent)  # a killed kokoro-say leaves no speaking process
     # Ctrl-C reaches the whole process group: kokoro-say decides, and ends us by SIGTERM.
-    for sig in (signal.SIGINT, signal.SIGHUP):
+    for sig in _GROUP_SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     try:

@@ -217,3 +217,51 @@ def test_files_per_chapter_and_a_stopped_run_goes_on_with_the_same_audio(
         assert (out / f"{name}.srt").read_text() == (ref / f"{name}.srt").read_text(), name
     assert not work.exists()
     assert os.listdir(tmp_path / "tmp") == []
+
+
+def _speakers(parent: int) -> list[int]:
+    """The speaking processes (multiprocessing's spawned children) of `parent`."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(fields[1]) == parent and b"spawn_main" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.parametrize("attempt", range(3))  # a race: each run hit it about half the time
+def test_ctrl_c_while_the_speaking_processes_start_is_one_line_and_leaves_none(tmp_path, attempt):
+    """Ctrl-C reaches the terminal's whole process group: a speaking process still
+    starting (before it could ignore SIGINT) printed its own traceback."""
+    book = tmp_path / "book.md"
+    book.write_text(BOOK, encoding="utf-8")
+    err = tmp_path / "err.txt"
+    args = ["-f", str(book), "-o", str(tmp_path / "b.m4b"), "--threads", "2"]
+    with err.open("wb") as stream:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "kokoro_say.main", *args],
+            env=_env(tmp_path),
+            stdout=subprocess.DEVNULL,
+            stderr=stream,
+            start_new_session=True,  # its own group, as a terminal's job is
+        )
+    deadline = time.monotonic() + 60
+    while len(speakers := _speakers(process.pid)) < 2:
+        assert process.poll() is None, err.read_text(errors="replace")
+        assert time.monotonic() < deadline, "no speaking processes started"
+        time.sleep(0.01)
+    time.sleep(0.05 * attempt)  # early and later in their start
+    os.killpg(process.pid, signal.SIGINT)
+    code = _finish(process)[0]
+    said = err.read_text(errors="replace")
+    assert code == 128 + signal.SIGINT, said
+    assert "Traceback" not in said and "KeyboardInterrupt" not in said, said
+    assert said.strip().splitlines()[-1] == "kokoro-say: stopped by SIGINT"
+    gone = time.monotonic() + 30
+    while [pid for pid in speakers if Path(f"/proc/{pid}").exists()]:
+        assert time.monotonic() < gone, "a speaking process outlived kokoro-say"
+        time.sleep(0.05)
