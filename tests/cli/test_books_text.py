@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -310,3 +311,26 @@ def test_a_page_break_ends_a_paragraph_so_a_chapter_can_start_after_it(tmp_path)
     book = read_book(write(tmp_path, "b.txt", "Chapter 1\n\nText one.\n\fChapter 2\n\nText two.\n"))
     assert titles(book) == ["Chapter 1", "Chapter 2"]
     assert [c.text for c in book.chapters] == ["Chapter 1\n\nText one.", "Chapter 2\n\nText two."]
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    title=st.text(
+        st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=20
+    ),
+    kind=st.sampled_from(["md", "html"]),
+)
+def test_no_title_carries_a_control_character_to_the_terminal(tmp_path, title, kind):
+    """Titles are printed (--list-chapters, progress) and written into tags: a book's
+    escape sequences ("\\x1b[2J", "\\x1b]0;...\\x07", C1's "\\x9b") must not reach a terminal."""
+    title = f"Chapter \x1b[2J{title}\x9b31m\x07"
+    text = (
+        f"# {title}\n\nWords here.\n\n# Two\n\nMore words.\n"
+        if kind == "md"
+        else f"<title>{title}</title><h1>{title}</h1><p>Words here.</p><h1>Two</h1><p>More.</p>"
+    )
+    book = read_book(write(tmp_path, f"b.{kind}", text))
+    shown = [book.title or "", book.author or "", *(c.title for c in book.chapters)]
+    assert not [t for t in shown if any(unicodedata.category(ch) == "Cc" for ch in t)], shown

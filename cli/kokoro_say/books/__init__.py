@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -88,7 +89,17 @@ def read_book(path: Path, *, ssml: bool = False) -> Book:
             reason = "it is a directory"
         raise BookError(f"cannot read {name}: {reason.lower()}") from err
     book = reader(path, data)
-    chapters = tuple(spoken(list(book.chapters)))
+    chapters = tuple(replace(c, title=_shown(c.title)) for c in spoken(list(book.chapters)))
     if not chapters:
         raise BookError(f"{name} has nothing to say: no text in it is read aloud")
-    return replace(book, chapters=chapters)
+    title, author = (_shown(t) if t else t for t in (book.title, book.author))
+    return replace(book, title=title or None, author=author or None, chapters=chapters)
+
+
+def _shown(text: str) -> str:
+    """A title as printed and tagged: without control characters (a book's escape
+    sequences would reach the terminal), its spaces collapsed."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
