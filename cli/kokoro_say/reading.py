@@ -1,6 +1,7 @@
 """The text to speak: the TEXT argument, a file or stdin, read as UTF-8 whatever the
-bytes (UTF-16 where its byte-order mark says so). A byte that is not UTF-8 becomes U+FFFD (which is not spoken) with one
-warning naming where it came from; the rest is spoken."""
+bytes (UTF-16 where its byte-order mark says so). A byte that is not UTF-8 becomes
+U+FFFD (which is not spoken) with one warning naming where it came from; the rest is
+spoken."""
 
 from __future__ import annotations
 
