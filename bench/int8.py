@@ -1,6 +1,7 @@
 """Q: the generator on int8 kernels (issue 57): CPU per audio second and fidelity.
 
     .venv/bin/python bench/int8.py [--rounds N] [--sentences N] [--cpu-only | --sound-only]
+        [--exact-8bit]
 
 CPU: whole processes in turn, each on one onnxruntime thread, each speaking the same
 596-character paragraph (`texts.ENGLISH_600`) after a warm-up: kokoro-onnx `create()`
@@ -14,7 +15,9 @@ Fidelity: held-out sentences (`texts.HELD_OUT`, never the calibration's) in ever
 embedded voice and a blend, decoded whole by both generators: PESQ-WB of the int8
 one's audio against today's (`bench/sound.py`), the log-mel distance the cut checks,
 and what the Whisper judge hears of each (WER against the text). Fidelity does not
-depend on the load; the CPU ratios do: say the load.
+depend on the load; the CPU ratios do: say the load. Without VNNI the weights have 7
+bits (`generator_choice.weight_bits`); `--exact-8bit` measures what a CPU with VNNI
+would hear (8-bit weights, summed exactly by the u8×u8 kernels).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -154,7 +158,22 @@ def cpu_table(rounds: int) -> None:
     print(f"\nload after {os.getloadavg()[0]:.1f}")
 
 
-def sound_table(sentences: int) -> None:
+def as_unsigned(model: Any) -> None:
+    """8-bit int8 weights stored as uint8 with a zero point of 128: QLinearConv's u8×u8
+    kernels sum them exactly on any CPU, as VNNI's u8×s8 ones do (what a CPU with VNNI
+    would hear, measured on one without)."""
+    from onnx import numpy_helper
+
+    graph_ = model.graph
+    for i, init in enumerate(graph_.initializer):
+        if init.name.endswith("/int8/weight") or init.name.endswith("/int8/weight_zero"):
+            values = numpy_helper.to_array(init).astype(np.int16) + 128
+            graph_.initializer[i].CopyFrom(
+                numpy_helper.from_array(values.astype(np.uint8), init.name)
+            )
+
+
+def sound_table(sentences: int, exact_8bit: bool = False) -> None:
     import onnx
     from sound import pesq_wb
     from support.judge import heard, wer
@@ -173,9 +192,10 @@ def sound_table(sentences: int) -> None:
     engine = Engine(assets, EngineSettings(threads=1))
     sessions = {n: create_session(str(entry / n), 1, None) for n in graph.PARTS}
     ranges = chosen_ranges(assets.model.name)
-    model = quantizing.rewrite(
-        onnx.load(str(entry / graph.GENERATOR)), ranges, generator_choice.weight_bits()
-    )
+    bits = 8 if exact_8bit else generator_choice.weight_bits()
+    model = quantizing.rewrite(onnx.load(str(entry / graph.GENERATOR)), ranges, bits)
+    if exact_8bit:
+        as_unsigned(model)
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / generator_choice.INT8
         onnx.save(model, str(path))
@@ -198,7 +218,10 @@ def sound_table(sentences: int) -> None:
             f"| {voice} | {np.mean(scores):.2f} / {min(scores):.2f} "
             f"| {np.mean(distances):.2f} / {max(distances):.2f} dB |"
         )
-    print(f"\n{len(ranges)} convolutions on int8 kernels; {sentences} held-out sentences\n")
+    print(
+        f"\n{len(ranges)} convolutions on int8 kernels, {bits}-bit weights"
+        f"{' (summed exactly)' if exact_8bit else ''}; {sentences} held-out sentences\n"
+    )
     print("| voice | PESQ-WB vs today's, mean / worst | log-mel, mean / worst |")
     print("|---|---|---|")
     print("\n".join(rows))
@@ -214,6 +237,9 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=8)
     parser.add_argument("--cpu-only", action="store_true")
     parser.add_argument("--sound-only", action="store_true")
+    parser.add_argument(
+        "--exact-8bit", action="store_true", help="fidelity with 8-bit weights summed exactly"
+    )
     parser.add_argument("--child", choices=("kokoro", "ours"), help=argparse.SUPPRESS)
     parser.add_argument("--entry", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -223,7 +249,7 @@ def main() -> None:
     if not args.sound_only:
         cpu_table(args.rounds)
     if not args.cpu_only:
-        sound_table(args.sentences)
+        sound_table(args.sentences, args.exact_8bit)
 
 
 if __name__ == "__main__":
