@@ -169,8 +169,10 @@ class WorkDir:
 
     def remove(self) -> None:
         """The output is complete: the parts are no longer needed."""
-        self.close()
+        # Removed before the lock is let go: a run starting meanwhile is refused, and
+        # never finds parts that then vanish under it.
         shutil.rmtree(self.path, ignore_errors=True)
+        self.close()
 
 
 def _fsync_dir(path: Path) -> None:

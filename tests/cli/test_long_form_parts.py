@@ -358,3 +358,33 @@ def test_a_chapter_directory_written_again_keeps_no_stale_chapter_files(tmp_path
     assert sorted(p.name for p in directory.iterdir() if not p.name.startswith(".")) == [
         *("01 Mine.wav", "01 One.srt", "01 One.wav", "02 Two.srt", "02 Two.wav", "notes.txt"),
     ]
+
+
+def test_a_run_starting_while_a_finished_one_tidies_up_is_refused_not_robbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The finished run removes its parts: a run of the same command starting at that
+    moment found them, then lost them under it ("a finished part is gone")."""
+    import shutil
+
+    from kokoro_say import resume
+
+    path = tmp_path / "work"
+    finished = WorkDir(path, "out.m4b")
+    finished.open("run")
+    finished.save("a", np.ones(10, dtype=np.int16), [])
+    started: list[str] = []
+    rmtree = shutil.rmtree
+
+    def meanwhile(target: object, **kwargs: object) -> None:
+        try:
+            WorkDir(path, "out.m4b").open("run")
+            started.append("found its parts")
+        except OSError as err:
+            started.append(str(err))
+        rmtree(target, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resume.shutil, "rmtree", meanwhile)
+    finished.remove()
+    assert started == ["another kokoro-say is writing out.m4b now"]
+    assert not path.exists()
