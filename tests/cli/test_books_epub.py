@@ -338,3 +338,13 @@ def test_a_document_the_spine_lists_twice_is_read_once(tmp_path):
     assert words(" ".join(c.text for c in book.chapters)) == [
         *("Chapter", "One", "The", "first", "words", "Chapter", "Two", "The", "second", "words"),
     ]
+
+
+def test_many_toc_entries_at_one_place_title_it_by_the_first_few(tmp_path):
+    """ "Book One", "Part One", "Chapter 1" at one place title one chapter; a table of
+    contents with thousands of entries there (a broken or hostile book) made a title
+    as long as all of them, joined at a cost that grew with its square."""
+    docs = [doc("one.xhtml", "<h1>One</h1><p>Words.</p>", "One")]
+    toc = [epub.Link("one.xhtml", f"Entry {n}", f"e{n}") for n in range(2000)]
+    book = read_book(make_epub(tmp_path / "b.epub", docs, toc))
+    assert titles(book) == ["Entry 0: Entry 1: Entry 2"]

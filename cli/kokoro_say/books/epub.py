@@ -29,6 +29,7 @@ from .sections import Block, chapters_from, name_title
 _LOGGER = logging.getLogger("kokoro_say")
 _COVER_TYPES = {"image/jpeg", "image/png"}
 _MAX_UNPACKED = 1 << 30
+_MAX_TITLES = 3  # table of contents entries at one place that title its chapter
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ def _flat(toc: Any) -> list[tuple[str, str]]:
 
 def _entries(flat: list[tuple[str, str]], names: dict[str, int], pages: list[Page]) -> list[_Entry]:
     entries: dict[tuple[int, int], _Entry] = {}
+    joined: dict[tuple[int, int], int] = {}  # titles in each place's title so far
     for title, href in flat:
         file, _, anchor = unquote(href).partition("#")
         doc = _find(posixpath.normpath(file), names)
@@ -153,7 +155,12 @@ def _entries(flat: list[tuple[str, str]], names: dict[str, int], pages: list[Pag
         title = " ".join((title or "").split())
         at = (doc, block)
         if at in entries:  # "Part One" and its first chapter: one chapter, both named
-            title = f"{entries[at].title}: {title}" if title else entries[at].title
+            # The first few name it ("Book One: Part One: Chapter 1"); more are a broken
+            # table of contents, not a title.
+            if not title or joined[at] >= _MAX_TITLES:
+                continue
+            title = f"{entries[at].title}: {title}"
+        joined[at] = joined.get(at, 0) + 1
         entries[at] = _Entry(title, doc, block)
     return sorted(entries.values(), key=lambda e: (e.doc, e.block))
 
