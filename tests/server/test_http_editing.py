@@ -88,6 +88,7 @@ def test_without_a_key_the_api_saves_nothing_and_says_why(tmp_path: Path) -> Non
     for status, body in (put, delete, lexicon):
         assert status == 403
         assert "needs an API key" in body["error"]["message"]
+        assert body["error"]["type"] == "permission_error"  # OpenAI's type for a 403
     assert listed == (200, {"entries": []})  # reading is as open as the voice list
     assert rereads == 0 and not (tmp_path / "first").exists()
 
