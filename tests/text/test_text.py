@@ -45,6 +45,7 @@ def test_inline_markup_is_removed(markdown: str, spoken: str) -> None:
         ("When x<y z=2>w it holds.", "When x<y z=2>w it holds."),
         ('Read <my-card data-id=7 title="t">this', "Read this"),
         ("Press <Ctrl> and <Alt> keys.", "Press Ctrl and Alt keys."),
+        ("Press <Ctrl><Alt> now.", "Press Ctrl Alt now."),
         ("x < 3 and y > 4", "x < 3 and y > 4"),
         ('A <span class="x">styled</span> word<br/>here', "A styled word here"),
         ("<p>One</p><div id=main>two</div>", "One two"),

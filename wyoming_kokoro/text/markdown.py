@@ -63,7 +63,7 @@ def clean_inline(text: str) -> str:
     for _ in range(2):  # nested emphasis like ***bold italic*** or **_both_**
         text = _EMPHASIS.sub(r"\2", text)
     text = _HTML.sub(" ", text)
-    text = _BRACKETED_WORD.sub(r"\1", text)
+    text = _BRACKETED_WORD.sub(_bracketed_word, text)
     text = _TIMES.sub(" times ", text)
     text = _STRAY.sub("", text)
     text = _EMOJI.sub(" ", text)
@@ -74,3 +74,9 @@ def table_row(line: str) -> str:
     """A table row as spoken: its cells' words, one after another."""
     cells = [clean_inline(c) for c in line.strip().strip("|").split("|")]
     return ", ".join(c for c in cells if c)
+
+
+def _bracketed_word(match: re.Match[str]) -> str:
+    """The word; a space after it if another bracket follows ("<x><y>" is two words)."""
+    following = match.string[match.end() : match.end() + 1]
+    return match.group(1) + (" " if following == "<" else "")
