@@ -53,7 +53,10 @@ mkdir -p "${venv}/cut"
 # An emulated build (qemu-user, as for another architecture's image) can crash
 # onnxruntime's CPU probe: then the image keeps onnx, and the device cuts the model at
 # its first start, as a server does for a model of the user's own.
-if KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.cutting; then
+# The int8 generator is chosen by the CPU that speaks, not by the build machine's: the
+# image ships today's generator.
+if KOKORO_CACHE_DIR="${work}" "${venv}/bin/python3" -m wyoming_kokoro.synthesis.cutting \
+    --today-generator; then
     # Every embedded voice taught here too (the cut taught the default one), so a
     # device's first request in any of them is windowed at once; the device's own
     # teacher then has only downloaded voices, blends and presets left to teach.
@@ -77,6 +80,11 @@ if compgen -G "${venv}/cut/split*/verified" > /dev/null; then
 else
     echo "slim.sh: the model could not be cut here; the device cuts it at first start" >&2
 fi
+
+# kokoro-say's long documents (EPUB, PDF) are read on a computer, not by the server:
+# their readers and what only they use (lxml, cryptography) stay out of the images, and
+# kokoro-say says so if one is asked for. cffi stays: soundfile loads libsndfile by it.
+"${venv}/bin/python3" -m pip uninstall --yes --quiet ebooklib lxml pypdf cryptography
 
 # The libraries' own test suites (numpy, onnx's backend tests, …) are never imported.
 find "${site}" -mindepth 2 -type d -name tests -prune -exec rm -rf {} +

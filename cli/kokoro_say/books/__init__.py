@@ -8,6 +8,7 @@ is heard; its `title` is what a player shows.
 from __future__ import annotations
 
 import errno
+import importlib
 import os
 import re
 from collections.abc import Callable
@@ -26,13 +27,29 @@ Reader = Callable[[Path, bytes], Book]
 def _epub(path: Path, data: bytes) -> Book:
     from .epub import read_epub_book  # ebooklib and lxml only when a book is read
 
+    _require(path, "ebooklib", "lxml")
     return read_epub_book(path, data)
 
 
 def _pdf(path: Path, data: bytes) -> Book:
     from .pdf import read_pdf_book
 
+    _require(path, "pypdf")
     return read_pdf_book(path, data)
+
+
+def _require(path: Path, *modules: str) -> None:
+    """BookError if a reader's library is not installed (the container images leave
+    the EPUB and PDF readers out: they serve speech)."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as err:
+            raise BookError(
+                f"cannot read {path.name}: this installation has no {err.name or module} "
+                f"package, which reads {path.suffix.lower()} files "
+                f"(install it with: pip install {err.name or module})"
+            ) from err
 
 
 def _html(path: Path, data: bytes) -> Book:
