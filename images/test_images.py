@@ -170,6 +170,12 @@ def test_image_is_built_from_the_repository(kind: str, images: dict[str, str]) -
     hashes = run_once(image, "-c", HASH_PROBE, entrypoint="python3")
     wheel = Path(os.environ["KOKORO_IMAGES_PROJECT_WHEEL"])
     assert json.loads(hashes.stdout) == package_hashes_in_wheel(wheel)
+    # kokoro-say's EPUB and PDF readers stay out of an image that serves speech.
+    readers_probe = (
+        "import importlib.util as u; "
+        "print([m for m in ('ebooklib', 'lxml', 'pypdf', 'cryptography') if u.find_spec(m)])"
+    )
+    assert run_once(image, "-c", readers_probe, entrypoint="python3").stdout.strip() == "[]"
 
 
 # --------------------------------------------------------------------------- amd64, running
