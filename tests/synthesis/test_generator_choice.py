@@ -118,3 +118,17 @@ def test_a_model_without_measured_ranges_keeps_today_s_generator(tmp_path) -> No
     # The fp32 and fp16 files have float convolutions: nothing is tried, nothing written.
     assert generator_choice.make_and_choose("kokoro-v1.0.onnx", tmp_path, 1, []) is None
     assert not (tmp_path / INT8).exists()
+
+
+@pytest.mark.parametrize(("bits", "tried"), [(7, False), (8, True)])
+def test_only_a_cpu_with_vnni_or_not_x86_tries_the_int8_generator(
+    tmp_path, monkeypatch, caplog, bits: int, tried: bool
+) -> None:
+    # x86 without VNNI (7-bit weights) keeps today's generator without a trial; where
+    # bytes multiply in one instruction the trial starts (here it finds no generator).
+    monkeypatch.setattr(generator_choice, "weight_bits", lambda: bits)
+    with caplog.at_level("INFO", logger=generator_choice.__name__):
+        assert generator_choice.make_and_choose("kokoro-v1.0.int8.onnx", tmp_path, 1, []) is None
+    assert ("Trying the generator on int8 kernels" in caplog.text) is tried
+    assert ("this CPU has no VNNI" in caplog.text) is not tried
+    assert not (tmp_path / INT8).exists()

@@ -22,7 +22,7 @@ from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.cut import cut_dir, mark_verified
 from wyoming_kokoro.catalog.files import MODEL_FILES
 from wyoming_kokoro.settings import EngineSettings
-from wyoming_kokoro.synthesis import generator_choice, graph, quantizing
+from wyoming_kokoro.synthesis import cutting, generator_choice, graph, quantizing
 from wyoming_kokoro.synthesis.decoder import CutModel
 from wyoming_kokoro.synthesis.engine import Engine
 from wyoming_kokoro.synthesis.generator_choice import CHOSEN, INT8
@@ -82,3 +82,22 @@ def test_a_server_on_the_int8_generator_speaks_what_the_judge_hears(cache, liste
         log = "".join(srv.log)
     assert "runs on int8 kernels" in log, log
     listener.check_later(SENTENCE, reply.audio)
+
+
+def test_the_cuts_trial_keeps_the_int8_generator_only_if_chosen(
+    tmp_path, monkeypatch, caplog
+) -> None:
+    """The trial as a cut runs it where the CPU may gain (VNNI, or not x86), on the run's
+    parts: it makes the int8 generator, decodes the samples with both, and keeps the
+    file exactly when it says it was chosen, on this CPU."""
+    entry = cut_dir(Path(resolve(None, None, []).model), None)
+    assert entry is not None
+    for part in graph.PARTS:
+        (tmp_path / part).symlink_to(entry / part)
+    monkeypatch.setattr(generator_choice, "worth_trying", lambda: True)
+    inputs = generator_choice.samples(cutting._styles(resolve(None, None, [])), cutting.VOCABULARY)
+    with caplog.at_level(logging.INFO, logger=generator_choice.__name__):
+        chosen = generator_choice.make_and_choose(MODEL, tmp_path, THREADS, inputs)
+    assert "the int8 one took" in caplog.text, caplog.text  # tried to the end
+    assert (tmp_path / INT8).exists() == (chosen is not None)
+    assert chosen in (None, f"{CHOSEN} {cpu_key()}")

@@ -68,6 +68,13 @@ def weight_bits() -> int:
     return 8 if "avx512_vnni" in flags or "avx_vnni" in flags else 7
 
 
+def worth_trying() -> bool:
+    """Whether the int8 generator may be faster here. An x86 CPU without VNNI sums byte
+    products no faster than today's kernels (bench/RESULTS.md, section Q): a trial
+    there would only spend the user's CPU. Elsewhere only a trial can tell."""
+    return weight_bits() == 8
+
+
 def prefer_int8(trial: Trial) -> bool:
     """Whether the int8 generator is kept: it sounds like today's and is faster here."""
     return trial.distance <= FARTHEST_DB and trial.int8 <= FASTER * trial.today
@@ -168,6 +175,12 @@ def make_and_choose(
     ranges = chosen_ranges(model_name)
     if not ranges:
         _LOGGER.info("No int8 ranges are known for %s: the generator stays as it is", model_name)
+        return None
+    if not worth_trying():
+        _LOGGER.info(
+            "The generator stays on today's kernels: this CPU has no VNNI, "
+            "where the int8 ones are no faster"
+        )
         return None
     _LOGGER.info("Trying the generator on int8 kernels against today's on this CPU")
     target = partial / INT8
