@@ -134,8 +134,7 @@ def write(
     if target.kind == "dir":
         _write_dir(target, chapters, joiner, captions, spaced)
         return
-    caption_file = CaptionFile(captions) if captions else None
-    try:
+    with _captioned(captions, joiner, spaced):
         if target.kind == "m4b":
             total, starts = joiner.samples(chapters, joined=True)
             # The first mark at 0 (a player's start), each other at its chapter's audio.
@@ -150,11 +149,6 @@ def write(
             with sink:
                 for block in joiner.audio(chapters):
                     sink.write(block)
-        if caption_file is not None:
-            caption_file.write(joiner.words, spaced)
-    finally:
-        if caption_file is not None:
-            caption_file.discard()
 
 
 def _write_dir(
@@ -164,21 +158,29 @@ def _write_dir(
     for chapter in chapters:
         path = chapter_file(target.path, chapter, len(chapters), target.fmt)
         written.append(os.path.basename(path))
-        caption_file = None
+        caption_path = None
         if captions:
             caption_path = str(Path(path).with_suffix("." + caption_ext(captions)))
-            caption_file = CaptionFile(caption_path)
             written.append(os.path.basename(caption_path))
-        try:
-            with AudioSink(path, target.fmt) as sink:
-                for block in joiner.audio([chapter], joined=False):
-                    sink.write(block)
-            if caption_file is not None:
-                caption_file.write(joiner.words, spaced)
-        finally:
-            if caption_file is not None:
-                caption_file.discard()
+        with _captioned(caption_path, joiner, spaced), AudioSink(path, target.fmt) as sink:
+            for block in joiner.audio([chapter], joined=False):
+                sink.write(block)
     _forget_stale(target.path, written)
+
+
+@contextlib.contextmanager
+def _captioned(path: str | None, joiner: Joiner, spaced: bool) -> Iterator[None]:
+    """The captions of the audio written in the block, to `path` (None: none): the file
+    is checked before the block and named only once the block has written its audio."""
+    if path is None:
+        yield
+        return
+    caption_file = CaptionFile(path)
+    try:
+        yield
+        caption_file.write(joiner.words, spaced)
+    finally:
+        caption_file.discard()
 
 
 def _forget_stale(directory: str, written: list[str]) -> None:
