@@ -19,10 +19,23 @@ def list_voices(installed: tuple[str, ...], presets: dict[str, Preset]) -> None:
     for name, locale, gender, grade, have in sorted(rows, key=lambda r: (not r[4], r[0])):
         click.echo(f"{name:<16}{locale:<10}{gender:<8}{grade:<7}{'yes' if have else 'no'}")
     if presets:
-        click.echo(f"\n{'preset':<16}{'languages':<19}{'speed':<7}{'volume':<8}voice")
+        # Pauses (after a sentence / a paragraph) and silence (before / after the
+        # speech) in milliseconds; "-" where the preset leaves the option's own.
+        click.echo(
+            f"\n{'preset':<16}{'languages':<19}{'speed':<7}{'volume':<8}"
+            f"{'pauses ms':<11}{'silence ms':<12}voice"
+        )
         for preset in presets.values():
             speed = "" if preset.speed is None else f"{preset.speed:g}"
+            pauses = _pair(preset.sentence_pause, preset.paragraph_pause)
+            silence = _pair(preset.lead_silence, preset.tail_silence)
             click.echo(
                 f"{preset.name:<16}{','.join(preset.locales):<19}{speed:<7}"
-                f"{preset.volume:<8g}{preset.voice}"
+                f"{preset.volume:<8g}{pauses:<11}{silence:<12}{preset.voice}"
             )
+
+
+def _pair(first: int | None, second: int | None) -> str:
+    if first is None and second is None:
+        return ""
+    return "/".join("-" if ms is None else str(ms) for ms in (first, second))
