@@ -230,3 +230,32 @@ def test_a_preset_of_another_data_dir_is_not_removed_and_the_answer_says_where(
         "'kept' is in the presets.yaml of another data folder (one you keep yourself): "
         "change it there"
     )
+
+
+def test_the_voice_list_shows_what_a_preset_sets_and_null_for_the_rest(tmp_path: Path) -> None:
+    slow = Preset(
+        "slow",
+        "jm_kumo",
+        0.8,
+        language="ja",
+        sentence_pause=500,
+        paragraph_pause=1200,
+        lead_silence=400,
+    )
+
+    async def talk(client: TestClient) -> tuple[int, Any]:
+        return await answer(await client.get("/v1/audio/voices"))
+
+    (status, listed), _ = served(tmp_path, talk, presets={"slow": slow})
+    assert status == 200
+    (entry,) = [v for v in listed["voices"] if v["id"] == "slow"]
+    assert entry["preset"] == {
+        "voice": "jm_kumo",
+        "speed": 0.8,
+        "volume": 1.0,
+        "language": "ja",
+        "sentence_pause": 500,
+        "paragraph_pause": 1200,
+        "lead_silence": 400,
+        "tail_silence": None,
+    }

@@ -192,6 +192,11 @@ async def voices(request: web.Request) -> web.Response:
                     "speed": preset.speed,
                     "volume": preset.volume,
                     "language": preset.language,
+                    # milliseconds; null where the server's own option applies
+                    "sentence_pause": preset.sentence_pause,
+                    "paragraph_pause": preset.paragraph_pause,
+                    "lead_silence": preset.lead_silence,
+                    "tail_silence": preset.tail_silence,
                 },
             }
         )
