@@ -13,6 +13,8 @@ from __future__ import annotations
 import base64
 import os
 import re
+import socket
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -58,13 +60,34 @@ def server(data_dir: Path) -> Iterator[ServerProcess]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def proxy(server: ServerProcess) -> Iterator[IngressProxy]:
+def ingress_port(server: ServerProcess) -> int:
     ports = [m.group(1) for line in server.log if (m := INGRESS.search(line))]
     assert ports, "no ingress line in the log:\n" + "".join(server.log)
+    return int(ports[0])
+
+
+@pytest.fixture(scope="module")
+def proxy(server: ServerProcess) -> Iterator[IngressProxy]:
+    port = ingress_port(server)
     assert not any("HTTP API on" in line for line in server.log)  # no --http: no API port
-    with IngressProxy(f"http://127.0.0.1:{ports[0]}") as running:
+    with IngressProxy(f"http://127.0.0.1:{port}") as running:
         yield running
+
+
+def test_an_idle_proxy_connection_is_let_go_soon(server: ServerProcess) -> None:
+    # The add-on restarts the server for the voice pack only when no connection is
+    # open: a connection the Supervisor's proxy keeps after the panel's last request
+    # must not hold that off for the whole --connection-timeout.
+    with socket.create_connection(("127.0.0.1", ingress_port(server)), timeout=60) as sock:
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: panel\r\n\r\n")
+        since = time.monotonic()
+        received = b""
+        while chunk := sock.recv(65536):  # the answer, then the server's close
+            received += chunk
+        idle = time.monotonic() - since
+    assert received.startswith(b"HTTP/1.1 200"), received[:200]
+    assert b"connection: close" not in received.lower()  # kept, then let go when idle
+    assert idle < 30, f"closed after {idle:.0f} s"
 
 
 def test_the_panel_saves_a_preset_and_a_pronunciation_that_are_used_at_once(

@@ -32,6 +32,8 @@ _LOGGER = logging.getLogger(__name__)
 # A speech stream takes one connection; these more leave room for a browser's
 # parallel requests (it opens up to 6 to one host) and health checks.
 SPARE_CONNECTIONS = 8
+# Seconds the ingress listener keeps an idle connection (see `start_http`).
+INGRESS_KEEPALIVE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ async def start_http(
     listeners = []
     if http.uri:
         app = build_app(config, api_key, http.cors_origins, speech.max_text_json_bytes, editing)
-        api = await _listen(app, http.uri, "--http", connections)
+        api = await _listen(app, http.uri, "--http", connections, connections.connection_timeout)
         listeners.append(api)
         host = bracketed(api.host)
         _LOGGER.info(
@@ -104,7 +106,11 @@ async def start_http(
     if http.ingress:
         peer = http.ingress_peer
         app = build_app(config, None, (), speech.max_text_json_bytes, editing, ingress_peer=peer)
-        panel = await _listen(app, http.ingress, "--ingress", connections)
+        # The Supervisor's proxy may keep an idle connection open after the panel's last
+        # request; the add-on restarts the server (for the voice pack) only once no
+        # connection is open, so an idle one is let go soon.
+        keepalive = min(connections.connection_timeout, INGRESS_KEEPALIVE_S)
+        panel = await _listen(app, http.ingress, "--ingress", connections, keepalive)
         listeners.append(panel)
         _LOGGER.info(
             "Ingress page on http://%s:%d/ (for %s only)", bracketed(panel.host), panel.port, peer
@@ -113,7 +119,7 @@ async def start_http(
 
 
 async def _listen(
-    app: web.Application, uri: str, flag: str, connections: ConnectionSettings
+    app: web.Application, uri: str, flag: str, connections: ConnectionSettings, keepalive: float
 ) -> _Listener:
     """The app served at `uri` (tcp://HOST:PORT)."""
     address = uri_host_port(uri) if uri_scheme(uri) in ("tcp", "http") else None
@@ -135,7 +141,7 @@ async def _listen(
         handler_cancellation=True,
         access_log=None,
         shutdown_timeout=1.0,
-        keepalive_timeout=connections.connection_timeout,
+        keepalive_timeout=keepalive,
     )
     await runner.setup()
     handlers = runner.server
