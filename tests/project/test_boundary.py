@@ -67,18 +67,18 @@ def test_the_server_side_loads_no_model_code(module: str) -> None:
 
 
 def test_the_check_fails_when_a_server_module_imports_numpy(tmp_path: Path) -> None:
-    # A copy of the package in which text/pieces.py (imported by the handler) gained
+    # A copy of the package in which text/sentence_ends.py (the handler imports it) gained
     # `import numpy`; PYTHONPATH puts the copy before the installed one.
     shutil.copytree(
         ROOT / "wyoming_kokoro", tmp_path / "wyoming_kokoro", ignore=shutil.ignore_patterns("*.pyc")
     )
-    text = tmp_path / "wyoming_kokoro" / "text" / "pieces.py"
+    text = tmp_path / "wyoming_kokoro" / "text" / "sentence_ends.py"
     source = text.read_text(encoding="utf-8")
     text.write_text(source.replace("import pysbd\n", "import numpy\nimport pysbd\n", 1))
     loaded = _loaded("wyoming_kokoro.server.wyoming.handler", pythonpath=tmp_path)
     assert "numpy" in _heavy(loaded)
     # ...and the copy was what ran, not the installed package.
-    probe = "import wyoming_kokoro.text.pieces as t; print(t.__file__)"
+    probe = "import wyoming_kokoro.text.sentence_ends as t; print(t.__file__)"
     where = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,

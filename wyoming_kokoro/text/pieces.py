@@ -3,26 +3,15 @@
 Text arrives either whole (`kokoro-say`, `synthesize`) or in mid-word pieces while
 an LLM writes (`synthesize-chunk`). Both go through `SentenceStream`, so a
 sentence is ready to speak as soon as the text after it shows that it is complete.
+Where a sentence ends is `sentence_ends`' to say; how it is said in pieces, `joining`'s.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-
-import pysbd
-
-from wyoming_kokoro.text.clauses import (
-    MAX_PIECE_CHARS,
-    MIN_PIECE_CHARS,
-    WIDE,
-    cut_point,
-    piece_length,
-    split_long,
-)
+from wyoming_kokoro.text.clauses import MAX_PIECE_CHARS, cut_point
 from wyoming_kokoro.text.fences import Fences, LineKind
-from wyoming_kokoro.text.g2p import base_language
-from wyoming_kokoro.text.long_runs import MAX_RUN, RunTail, bound_runs
+from wyoming_kokoro.text.joining import Joiner
+from wyoming_kokoro.text.long_runs import MAX_RUN, RunTail
 from wyoming_kokoro.text.markdown import (
     LINE_PREFIX,
     RULE,
@@ -31,39 +20,28 @@ from wyoming_kokoro.text.markdown import (
     clean_inline,
     table_row,
 )
-from wyoming_kokoro.text.phrases import first_phrase, opening_phrases
+from wyoming_kokoro.text.phrases import first_phrase
+from wyoming_kokoro.text.sentence_ends import (
+    CONTEXT,
+    LOOKAHEAD,
+    SENTENCE_DONE,
+    WINDOW,
+    Segmenter,
+    decided,
+    quiet_end,
+    window_start,
+    word_after,
+)
 
 # A sentence that pysbd has not ended after this many characters is cut at a clause
 # before it is spoken (in clause pieces, as any sentence over MAX_PIECE_CHARS).
 MAX_SENTENCE_CHARS = 4 * MAX_PIECE_CHARS
-
-# pysbd's cost grows faster than the text: it is shown at most this much text after
-# the first sentence end it has to decide, and this much before it (the words its
-# abbreviation and number rules look at).
-_WINDOW = 1000
-_CONTEXT = 100
-# A sentence end in a window cut short is decided only with this much text after it.
-_LOOKAHEAD = 100
-# pysbd decides an end by the words around it, and the next one is known by its
-# first letter ("Dr. Smith", "5 p.m. Then"): an end it declines with a letter after
-# it is declined for good, so each end is shown to it about once.
-
-_ENDS_SENTENCE = re.compile(r"[.!?…。！？：；:;।॥]['\")\]」』）]*$")
-# A sentence is complete once text follows it: after Latin marks a space shows it,
-# Chinese and Japanese put no space after 。！？ (closing brackets may follow).
-# Hindi ends sentences with a danda (।).
-_SENTENCE_DONE = re.compile(r"[.!?…:;।॥]['\")\]]*\s|[。！？][」』）”]*(?=.)")
-# What a possible sentence end can start with and continue in, before its space.
-_END_MARKS = frozenset(".!?…:;।॥'\")]。！？」』）”")
-_NEXT_WORD = re.compile(r"\S")
 
 # A run without spaces is kept this long as it arrives and its tail dropped: cut into
 # pieces, each would be read as a run head of its own. Long enough for a markdown link
 # around a long URL to stay whole (the piece's cut to MAX_RUN comes after markdown);
 # under half of MAX_SENTENCE_CHARS, so a long line's cut (cut_point) finds a space.
 _KEPT_RUN = 4 * MAX_RUN
-
-_PYSBD_LANGS = {"en", "es", "fr", "it", "hi", "de", "nl", "ja", "zh"}
 
 # Between the pieces of two paragraphs (a blank line) when asked for: a mark, not
 # text (the paragraph pause is placed there, audio.Pauses). Unicode's own separator.
@@ -85,10 +63,7 @@ class SentenceStream:
 
     def __init__(self, language: str = "en", paragraphs: bool = False) -> None:
         """`paragraphs`: a blank line after something said gives `PARAGRAPH`."""
-        lang = base_language(language)
-        self._segmenter = pysbd.Segmenter(
-            language=lang if lang in _PYSBD_LANGS else "en", clean=False
-        )
+        self._segmenter = Segmenter(language)
         self._line = ""  # raw text of the line being written
         self._line_has_output = False  # a sentence of this line was already emitted
         self._whole_line = True  # nothing of the line was taken off its start yet
@@ -96,9 +71,8 @@ class SentenceStream:
         # were shown to pysbd with enough text after them, and it declined them.
         self._settled = 0
         self._fences = Fences()
-        self._held = ""  # a short sentence waiting for a neighbour
+        self._joiner = Joiner()
         self._started = False  # a piece was emitted: the listener hears something
-        self._head_said = 0  # characters of a sentence's head said; its rest is next
         self._run_tail = RunTail(_KEPT_RUN)
         self._paragraphs = paragraphs
         self._since_paragraph = False  # a piece came since the last PARAGRAPH
@@ -140,7 +114,7 @@ class SentenceStream:
         return out
 
     def _head(self) -> list[str]:
-        return [] if self._started or self._held else self._opening_phrase()
+        return [] if self._started or self._joiner.holding else self._opening_phrase()
 
     def finish(self) -> list[str]:
         """End of text: return everything that is left."""
@@ -179,7 +153,7 @@ class SentenceStream:
         out = self._sentences(final=True) + self._cut_long()
         rest = self._line
         self._line, self._settled, self._line_has_output, self._whole_line = "", 0, False, True
-        segments = self._segments(rest, 0, len(rest)) if rest.strip() else []
+        segments = self._segmenter.segments(rest, 0, len(rest)) if rest.strip() else []
         for i, seg in enumerate(segments):
             out += self._emit(clean_inline(seg), boundary=i == len(segments) - 1)
         if blank:
@@ -197,7 +171,7 @@ class SentenceStream:
         `_finish_line`, which segments what is left as a whole.
         """
         out: list[str] = []
-        while found := _SENTENCE_DONE.search(self._line, self._settled):
+        while found := SENTENCE_DONE.search(self._line, self._settled):
             if not self._line_has_output and self._strip_prefix():
                 continue
             # pysbd may also end a sentence where no mark is: after `floor`, as ever.
@@ -205,15 +179,15 @@ class SentenceStream:
             # No possible end lies between the old mark and this one.
             self._settled = found.start()
             line = self._line
-            end = min(len(line), found.end() + _WINDOW)
+            end = min(len(line), found.end() + WINDOW)
             known = end == len(line)  # the window holds all text there is
             if known and final:
                 return out
-            if known and not _NEXT_WORD.match(line, _skip_space(line, found.end())):
+            if known and not word_after(line, found.end()):
                 break  # nothing after the mark yet: pysbd cannot end a sentence there
-            start = _window_start(line, found.start())
-            limit = len(line) if known else end - _LOOKAHEAD
-            bounds = [b for b in self._bounds(line, start, end) if floor < b <= limit]
+            start = window_start(line, found.start())
+            limit = len(line) if known else end - LOOKAHEAD
+            bounds = [b for b in self._segmenter.bounds(line, start, end) if floor < b <= limit]
             cut = 0
             for b in bounds:
                 out += self._emit(clean_inline(line[cut:b]))
@@ -221,30 +195,12 @@ class SentenceStream:
             if cut:
                 self._line_has_output = True
                 self._drop_front(cut)
-            self._settled = self._decided(found.start() - cut, limit - cut, known)
+            self._settled = decided(self._line, found.start() - cut, limit - cut, known)
             if known:
                 break
         if found is None:
-            self._settled = _quiet_end(self._line, self._settled)
+            self._settled = quiet_end(self._line, self._settled)
         return out
-
-    def _decided(self, first: int, limit: int, known: bool) -> int:
-        """Where the undecided sentence ends begin, after pysbd saw text up to `limit`.
-
-        A possible end that pysbd declined is decided once the word after it is
-        complete (or enough text follows, for scripts without spaces); in a window
-        cut short, every possible end with `_LOOKAHEAD` characters after it is.
-        """
-        line = self._line
-        settled = max(first, 0)
-        for m in _SENTENCE_DONE.finditer(line, settled):
-            if m.end() > limit:
-                break
-            after = _skip_space(line, m.end())
-            if known and not _NEXT_WORD.match(line, after):
-                return m.start()
-            settled = after
-        return settled
 
     def _cut_long(self) -> list[str]:
         """Cut a sentence that pysbd has not ended after `MAX_SENTENCE_CHARS`.
@@ -253,7 +209,7 @@ class SentenceStream:
         cut keeps the line, and with it every later call, bounded. Only text well
         before any undecided sentence end is cut.
         """
-        quiet = self._settled - _CONTEXT
+        quiet = self._settled - CONTEXT
         if quiet <= MAX_SENTENCE_CHARS:
             return []
         if not self._line_has_output and self._strip_prefix():
@@ -266,29 +222,6 @@ class SentenceStream:
         self._line_has_output = True
         self._drop_front(pos)
         return out
-
-    def _bounds(self, line: str, start: int, end: int) -> list[int]:
-        """Offsets in `line` where pysbd starts a sentence within line[start:end]."""
-        window = line[start:end]
-        bounds: list[int] = []
-        pos = 0
-        first = True
-        for seg in self._segmenter.segment(window):
-            if not seg:
-                continue
-            at = window.find(seg, pos)
-            if at < 0:
-                break  # not a piece of the text as given: trust nothing after it
-            if not first:
-                bounds.append(start + at)
-            first = False
-            pos = at + len(seg)
-        return bounds
-
-    def _segments(self, text: str, start: int, end: int) -> list[str]:
-        """text[start:end] cut where pysbd ends sentences; nothing dropped."""
-        cuts = [start, *self._bounds(text, start, end), end]
-        return [text[a:b] for a, b in itertools.pairwise(cuts) if a < b]
 
     def _strip_prefix(self) -> bool:
         """Drop a list or heading marker from the start of the line; True if one was."""
@@ -324,61 +257,16 @@ class SentenceStream:
         # Short as it may be, the head is said alone: a listener is waiting for it.
         head = clean_inline(head)
         out = self._emit(head, force=True)
-        self._head_said = len(head)
+        self._joiner.head_said(len(head))
         return out
 
     # -- pieces ------------------------------------------------------------
 
     def _emit(self, sentence: str, boundary: bool = False, force: bool = False) -> list[str]:
         """Join short sentences to a neighbour; cut long ones at clauses."""
-        out = self._pieces(sentence, boundary, force)
+        out = self._joiner.pieces(sentence, boundary, force)
         self._since_paragraph = self._since_paragraph or bool(out)
         return out
-
-    def _pieces(self, sentence: str, boundary: bool, force: bool) -> list[str]:
-        if sentence and not re.search(r"\w", sentence):
-            sentence = ""  # only punctuation or symbols: nothing to say
-        sentence = bound_runs(sentence).strip()  # before split_long could cut a run
-        if boundary and sentence and not _ENDS_SENTENCE.search(sentence):
-            # Headings and list items: pause as after a sentence.
-            sentence += "。" if WIDE.search(sentence[-1]) else "."
-        text = f"{self._held} {sentence}".strip() if self._held else sentence
-        self._held = ""
-        if not text:
-            return []
-        if self._head_said:
-            # The rest of a sentence whose head was said goes next on its own, however
-            # short (joined to the next sentence it would be late), in phrases while
-            # it is too long to follow the head without a gap.
-            said, self._head_said = self._head_said, 0
-            return [p for part in opening_phrases(text, said) for p in split_long(part)]
-        if piece_length(text) < MIN_PIECE_CHARS and not force:
-            self._held = text
-            return []
-        return list(split_long(text))
-
-
-def _window_start(line: str, first: int) -> int:
-    """Where pysbd's window starts: `_CONTEXT` before the first undecided end, at a word."""
-    start = first - _CONTEXT
-    if start <= 0:
-        return 0
-    space = line.find(" ", start, first)
-    return space + 1 if space >= 0 else start
-
-
-def _skip_space(line: str, pos: int) -> int:
-    while pos < len(line) and line[pos].isspace():
-        pos += 1
-    return pos
-
-
-def _quiet_end(line: str, start: int) -> int:
-    """Where the marks at the end of `line` begin: a sentence end may grow from there."""
-    end = len(line)
-    while end > start and line[end - 1] in _END_MARKS:
-        end -= 1
-    return end
 
 
 def split_text(text: str, language: str = "en", paragraphs: bool = False) -> list[str]:
