@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import os
-import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from wyoming_kokoro import __version__, flags, options
-from wyoming_kokoro.audio import SAMPLE_RATE, Pauses, silence
 from wyoming_kokoro.catalog.assets import resolve
 from wyoming_kokoro.catalog.files import AssetError
 from wyoming_kokoro.catalog.places import default_data_dir
@@ -20,19 +17,9 @@ from wyoming_kokoro.catalog.presets import choose
 from wyoming_kokoro.catalog.presets_file import load_presets
 from wyoming_kokoro.catalog.voices import G2P_LANGUAGES, VoiceError, default_voice
 from wyoming_kokoro.settings import EngineSettings, ModelSettings, SpeechSettings, from_params
-from wyoming_kokoro.text.g2p import load_lexicons
-from wyoming_kokoro.timeline import Timeline
 
-from . import long_form, stopping, word_times
-from .captions import CaptionFile
-from .formats import available_formats, format_for
-from .output import AudioSink
-from .progress import PieceLines
-from .reading import read_text
+from . import long_form, one_file, stopping
 from .voice_list import list_voices
-
-if TYPE_CHECKING:
-    from wyoming_kokoro.synthesis.voicing import Voiced, Voicing
 
 _LOGGER = logging.getLogger("kokoro_say")
 
@@ -202,115 +189,7 @@ def _run(config: SayConfig) -> None:
     if long_form.wanted(config):  # a document, chapters, resume, every core
         long_form.run(config, assets, presets, choice, speed)
         return
-    if not config.output:
-        raise click.UsageError("no output: give -o FILE (or -o - for raw PCM on stdout)")
-    try:
-        fmt = format_for(config.output, config.fmt)
-    except ValueError as err:
-        raise click.UsageError(str(err)) from err
-    if fmt not in available_formats():
-        raise click.ClickException(f"cannot write {fmt} here; available: {available_formats()}")
-    text = read_text(config.text, config.file)
-    if not text.strip():
-        raise click.ClickException("the text is empty")
-
-    from wyoming_kokoro.catalog.voices import g2p_language, parse_voice
-    from wyoming_kokoro.synthesis.engine import Engine  # heavy: after argument checks
-    from wyoming_kokoro.synthesis.loudness import for_voices_file
-    from wyoming_kokoro.synthesis.voicing import Voiced
-    from wyoming_kokoro.text.pieces import split_text
-    from wyoming_kokoro.text.words import cjk_words
-
-    # An unknown voice or a text with nothing to say fails before the model loads.
-    preset_lang = presets[choice.preset].language if choice.preset else None
-    voice = parse_voice(choice.voice, assets.voice_names)
-    lang = g2p_language(voice, text, config.lang or preset_lang)
-    pieces = split_text(text, lang, paragraphs=True)
-    pauses = speech.pauses.over(choice.sentence_pause, choice.paragraph_pause)
-    if not pieces:
-        raise click.ClickException("the text has nothing to say (only symbols or markup)")
-    # A caption file or an output that cannot be written fails before the model
-    # loads; word times need the model's cut, made now if it is not there yet.
-    captions = CaptionFile(config.captions) if config.captions else None
-    try:
-        with AudioSink(config.output, fmt) as sink:
-            if captions is not None:
-                word_times.prepare(assets, config.engine.effective_threads, config.quiet)
-            engine = Engine(assets, config.engine, lexicon=load_lexicons(model.data_dirs))
-            voiced = Voiced(engine, for_voices_file(assets.voices))
-            voicing = voiced.voicing(
-                choice.voice, speed, choice.volume * speech.volume, pauses.sentence
-            )
-            timed = captions is not None
-            timeline = _speak(config, sink, pieces, voiced, voicing, lang, timed, pauses)
-        if captions is not None:
-            if not any(word.start is not None for word in timeline.words):
-                raise click.ClickException(
-                    "no word times came with the speech: the audio is written, the "
-                    "captions are not (--debug says why)"
-                )
-            captions.write(timeline.words, spaced=not cjk_words(text, lang))
-            if timeline.unmatched:
-                click.echo(
-                    f"kokoro-say: no times for {len(timeline.unmatched)} words not found "
-                    f"in what was said: {' '.join(timeline.unmatched)}",
-                    err=True,
-                )
-    finally:
-        if captions is not None:
-            captions.discard()
-
-
-def _speak(
-    config: SayConfig,
-    sink: AudioSink,
-    pieces: list[str],
-    voiced: Voiced,
-    voicing: Voicing,
-    lang: str,
-    timed: bool,
-    pauses: Pauses,
-) -> Timeline:
-    """The pieces into the output; their words' times if `timed`."""
-    from wyoming_kokoro.text.pieces import PARAGRAPH
-
-    speech = config.speech
-    timeline = Timeline()
-    long = not config.quiet and len(pieces) > 3
-    show_bar = long and sys.stderr.isatty()
-    lines = PieceLines(len(pieces)) if long and not show_bar else None
-    with click.progressbar(
-        pieces, label="Speaking", file=sys.stderr if show_bar else io.StringIO()
-    ) as bar:
-        lead = silence(speech.lead_silence / 1000)
-        sink.write(lead)
-        samples = len(lead)
-        ended = False  # a paragraph's pause is due before the next piece
-        for index, piece in enumerate(bar):
-            if piece == PARAGRAPH:
-                ended = True
-                continue
-            if ended:
-                gap = silence(pauses.after_paragraph(voicing.speed) / 1000)
-                sink.write(gap)
-                samples += len(gap)
-                ended = False
-            # Only a listener on stdout waits for the first audio: a file is spoken
-            # in whole calls, never cut for latency.
-            quick = index == 0 and str(config.output) == "-"
-            if timed:
-                for pcm, words in voiced.timed(piece, voicing, lang, awaited=quick):
-                    timeline.add(words, samples / SAMPLE_RATE)
-                    sink.write(pcm)
-                    samples += len(pcm)
-            else:
-                for pcm in voiced.speak(piece, voicing, lang, awaited=quick):
-                    sink.write(pcm)
-            if lines is not None:
-                lines(index + 1)
-        sink.write(silence(speech.tail_silence / 1000))
-    timeline.close()
-    return timeline
+    one_file.run(config, assets, presets, choice, speed)
 
 
 if __name__ == "__main__":
