@@ -2,11 +2,12 @@
 detection, idle exit.
 
 The worker gets one model call at a time (`protocol.py`); which job's call is
-`turns.py`'s decision, and the scheduler carries it out: it sends the call, hands
-the audio to the job's listener and stops a call in flight (`Preempt`) when
-the turns say so. A worker that dies, or makes no progress for its call's bound
-(`watchdog.py`, then killed), costs the piece in flight only: it is skipped, and the
-pieces the worker held go on on a new one from where their listeners are.
+`turns.py`'s decision, and the scheduler carries it out: it makes the call
+(`worker_call.py`), hands the audio to the job's listener and stops a call in flight
+(`Preempt`) when the turns say so. A worker that dies, or makes no progress for its
+call's bound (`watchdog.py`, then killed), costs the piece in flight only: it is
+skipped, and the pieces the worker held go on on a new one from where their
+listeners are.
 """
 
 from __future__ import annotations
@@ -18,21 +19,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from wyoming_kokoro.protocol import (
-    Audio,
-    BadMessage,
-    Drop,
-    Exited,
-    Failed,
-    Next,
-    Piece,
-    Preempt,
-    Setup,
-    WorkerConfig,
-)
+from wyoming_kokoro.protocol import Preempt, Setup, WorkerConfig
 from wyoming_kokoro.server import watchdog
 from wyoming_kokoro.server.memory import available_mb
-from wyoming_kokoro.server.turns import Job, PieceFailed, Said, SynthesisError, Turns
+from wyoming_kokoro.server.turns import Job, Said, SynthesisError, Turns
+from wyoming_kokoro.server.worker_call import SHARED_WINDOWS as SHARED_WINDOWS  # re-exported
+from wyoming_kokoro.server.worker_call import run_call
 from wyoming_kokoro.server.worker_handle import (
     ForkedWorker,
     SpawnedWorker,
@@ -42,14 +34,6 @@ from wyoming_kokoro.server.worker_handle import (
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
-
-# While other clients wait for the model, a long piece goes on in calls of at most
-# this many phonemes (about 3 s of speech), so turns come round sooner. The cut
-# falls between words, where the voice restarts its intonation: only then.
-SHARED_CALL_TOKENS = 50
-# Likewise a call decoded in windows goes on for at most this many windows a turn
-# (up to 2.4 s of speech: while others wait, windows stay within 48 frames).
-SHARED_WINDOWS = 2
 
 
 @dataclass(frozen=True)
@@ -223,7 +207,8 @@ class Scheduler:
                 continue
             self._prestart = False
             if await self._ensure_worker_or_fail():
-                await self._call(job)
+                longest = (self._loaded or self._config).engine.max_call_tokens
+                await run_call(self._worker, self._turns, self._watch, job, longest, self._take)
 
     async def _retire(self) -> None:
         _LOGGER.info("Stopping worker %s: the next piece loads %s", self.worker_pid, self._why)
@@ -262,93 +247,6 @@ class Scheduler:
         self._watch.stalled = False
         self._turns.new_burst()  # the pieces the last worker held go on from where they are
         _LOGGER.info("Worker %s ready", ready.pid)
-
-    async def _call(self, job: Job) -> None:
-        """One model call of `job`: its first (which plans the piece) or its next."""
-        turns = self._turns
-        sent = hung = False
-        try:
-            for dropped in turns.drops:
-                await self._worker.send(Drop(dropped))
-            turns.drops.clear()
-            # Another listener waits for its first audio: told with the call, the worker
-            # stops after one window, not one later when a Preempt would reach it.
-            turns.sharing = turns.awaiting_audio(job.client)
-            windows = 1 if turns.sharing else SHARED_WINDOWS if turns.crowded else 0
-            _LOGGER.debug(
-                "Call for job %d of client %d%s",
-                job.id,
-                job.client,
-                f" (others wait: at most {windows} windows)" if windows else "",
-            )
-            # How long the listener can wait for this call (the worker decodes it in
-            # windows if a whole call would be late).
-            in_hand = turns.in_hand(job.client)
-            # Only a later call of a piece is cut shorter (Next); its first is as planned.
-            limit = SHARED_CALL_TOKENS if turns.crowded and job.started else None
-            if job.started:
-                await self._worker.send(Next(job.id, limit, windows, in_hand))
-            else:
-                job.started = True
-                if job.steps or job.heard:
-                    _LOGGER.info("Job %d of client %d goes on on a new worker", job.id, job.client)
-                in_hand = None if job.awaited else in_hand
-                piece = Piece(
-                    job.id,
-                    job.text,
-                    job.voice,
-                    job.speed,
-                    job.lang,
-                    awaited=job.awaited,
-                    volume=job.volume,
-                    windows=windows,
-                    in_hand=in_hand,
-                    words=job.words,
-                    steps=job.steps,
-                    heard=job.heard,
-                    sentence_pause=job.sentence_pause,
-                    normalize=job.normalization.normalize,
-                    normalize_off=list(job.normalization.off),
-                )
-                await self._worker.send(piece)
-            sent = True
-            turns.in_flight = job
-            longest = (self._loaded or self._config).engine.max_call_tokens
-            bound = self._watch.bound(longest, limit, job.speed)
-            reply = await self._watch.receive(self._worker, bound)
-            while isinstance(reply, Audio) and reply.window and reply.id == job.id:
-                job.steps, job.heard = reply.steps, reply.heard
-                self._take(job, reply.pcm, reply.words)  # a window: its listener hears it now
-                reply = await self._watch.receive(self._worker, bound)
-        except watchdog.Hung:
-            _LOGGER.error(
-                "Job %d of client %d made no progress for %.0f s: the worker is hung",
-                job.id,
-                job.client,
-                bound,
-            )
-            reply, hung = None, True
-        except (ConnectionError, asyncio.IncompleteReadError, OSError, BadMessage) as err:
-            _LOGGER.debug("Pipe to the worker broke: %s", err)
-            reply = None
-        finally:
-            turns.in_flight = None
-        if isinstance(reply, Audio) and reply.id == job.id:
-            self._watch.answered()
-            job.steps, job.heard = reply.steps, reply.heard
-            self._take(job, reply.pcm, reply.words)
-            if not reply.more:
-                turns.done(job)
-            return
-        if isinstance(reply, Failed) and reply.id == job.id:
-            self._watch.answered()
-            turns.failed(job, PieceFailed(reply.text))
-            return
-        if hung:
-            code = await self._worker.kill()
-        else:
-            code = reply.code if isinstance(reply, Exited) else await self._worker.stop()
-        self._watch.lost(turns, job if sent else None, code)
 
     def _take(self, job: Job, pcm: bytes, words: list[list[Any]] | None = None) -> None:
         """Audio from the worker for `job`'s listener (and the words said from its start)."""
