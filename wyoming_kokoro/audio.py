@@ -97,6 +97,11 @@ def silence(seconds: float) -> np.ndarray:
     return np.zeros(int(seconds * SAMPLE_RATE), dtype=np.int16)
 
 
+def silence_bytes(ms: float) -> bytes:
+    """s16le silence of `ms` milliseconds, made without numpy (the server has none)."""
+    return bytes(int(ms * SAMPLE_RATE / 1000) * SAMPLE_WIDTH)
+
+
 def pause_after(text: str, sentence_ms: int = SENTENCE_PAUSE_MS) -> float:
     """Seconds of silence after a piece, by how the piece ends (at speed 1.0):
     `sentence_ms` after a sentence."""

@@ -11,29 +11,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Callable
-from typing import TYPE_CHECKING
 
-from wyoming_kokoro.audio import BYTES_PER_SECOND, SAMPLE_RATE, SAMPLE_WIDTH, Pauses
-from wyoming_kokoro.catalog.voices import VoiceError, reading_language_of
-from wyoming_kokoro.options import PHRASE_WAIT, SPEED
+from wyoming_kokoro.audio import BYTES_PER_SECOND, Pauses, silence_bytes
+from wyoming_kokoro.options import PHRASE_WAIT
 from wyoming_kokoro.server.scheduler import Scheduler
+from wyoming_kokoro.server.ssml_plan import Planned, Voicing, plan_ssml
+from wyoming_kokoro.server.ssml_plan import ssml_voicing as ssml_voicing  # re-exported
 from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.text.pieces import PARAGRAPH, SentenceStream
-from wyoming_kokoro.text.ssml import Pause, Segment, Style
+from wyoming_kokoro.text.ssml import Segment, Style
 from wyoming_kokoro.timeline import Timeline, WordTime
-
-if TYPE_CHECKING:
-    from wyoming_kokoro.catalog.presets import Choice
 
 _LOGGER = logging.getLogger(__name__)
 # The text a request's DEBUG line shows, at most (its INFO line shows none).
 LOGGED_CHARS = 300
-
-# What a job is spoken with: the voice, speed, language and volume.
-Voicing = tuple[str, float, str | None, float]
-# Text pieces and the voicing they are spoken with, or silence (SSML breaks).
-Planned = list[tuple[Voicing, list[str]] | bytes]
 
 # While an LLM writes its first sentence, the sentence's opening phrase goes ahead on
 # its own only if the sentence is not complete this long after its first text came.
@@ -198,32 +190,15 @@ class SpokenText:
         self._count(text)
 
     def plan_ssml(self, segments: list[Segment], voicing: Callable[[Style], Voicing]) -> Planned:
-        """The pieces of SSML's segments, each with its voicing, and the silences between.
+        """The pieces of SSML's segments, each with its voicing, and the silences between
+        (`ssml_plan.plan_ssml`); the text after them goes on in the voicing they end in.
 
-        Touches no queue (it may run in a thread); `submit` queues the plan. A voice
-        change or a break ends the text before it, as a sentence end does. A document
-        with nothing to say is no speech, its breaks no silence: as empty text.
-        """
-        planned: Planned = []
+        Touches no queue (it may run in a thread); `submit` queues the plan."""
         current: Voicing = (self._voice, self._speed, self._lang, self._volume)
-        stream = self._stream
-        for segment in segments:
-            if isinstance(segment, Pause):
-                planned.append((current, stream.finish()))
-                stream = SentenceStream(current[2] or "en")
-                ms = segment.silence_ms(_last_piece(planned), current[1], self._pauses)
-                if ms:
-                    planned.append(silence_bytes(ms))
-                continue
-            wanted = voicing(segment.style)
-            if wanted != current:
-                planned.append((current, stream.finish()))
-                current, stream = wanted, SentenceStream(wanted[2] or "en")
-            planned.append((current, stream.feed(segment.text, more=False)))
-        self._stream = stream
+        planned, current, self._stream = plan_ssml(
+            segments, voicing, current, self._stream, self._pauses
+        )
         self._voice, self._speed, self._lang, self._volume = current
-        if not any(not isinstance(item, bytes) and item[1] for item in planned):
-            return []  # only breaks (or symbols): not seconds of silence for nothing
         return planned
 
     def submit(self, planned: Planned) -> None:
@@ -279,44 +254,3 @@ class SpokenText:
             self.skipped += item.skipped
         if self._tail:
             yield self._tail, []
-
-
-def ssml_voicing(
-    choose: Callable[[str], Choice], base: Choice, volume: float
-) -> Callable[[Style], Voicing]:
-    """How SSML's styles are spoken: `<voice>` names a voice, blend or preset (`choose`),
-    `<prosody rate>` multiplies its speed, `xml:lang` sets the reading language."""
-
-    def voicing(style: Style) -> Voicing:
-        # A voice or language SSML names but none has: its text in the request's own
-        # (speech is never lost to one attribute), with a warning naming no text.
-        try:
-            choice = base if style.voice is None else choose(style.voice)
-        except VoiceError:
-            _LOGGER.warning("SSML <voice name> names no voice: the request's voice speaks")
-            choice = base
-        try:
-            lang = reading_language_of(style.lang) if style.lang else choice.lang
-        except VoiceError:
-            _LOGGER.warning("SSML xml:lang names no reading language: the voice's own is read")
-            lang = choice.lang
-        speed = min(max(choice.speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
-        loudness = choice.volume * style.volume * volume
-        return choice.voice, round(speed, 4), lang, loudness
-
-    return voicing
-
-
-def _last_piece(planned: Planned) -> str:
-    """The piece said just before the end of `planned` ("" if silence is)."""
-    for item in reversed(planned):
-        if isinstance(item, bytes):
-            return ""
-        if item[1]:
-            return item[1][-1]
-    return ""
-
-
-def silence_bytes(ms: float) -> bytes:
-    """s16le silence of `ms` milliseconds, made without numpy (the server has none)."""
-    return bytes(int(ms * SAMPLE_RATE / 1000) * SAMPLE_WIDTH)
