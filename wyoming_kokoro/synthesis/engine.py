@@ -15,19 +15,18 @@ from typing import Any
 
 import numpy as np
 
-from wyoming_kokoro.audio import SENTENCE_PAUSE_MS, silence, to_pcm16
+from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
 from wyoming_kokoro.catalog.assets import Assets, check_file
-from wyoming_kokoro.catalog.voices import VoiceError, VoiceSpec, parse_voice
+from wyoming_kokoro.catalog.voices import VoiceSpec, parse_voice
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.synthesis.calls import Call
+from wyoming_kokoro.synthesis.cut_audio import CutAudio
 from wyoming_kokoro.synthesis.decoder import CutModel
-from wyoming_kokoro.synthesis.decoding import choose
-from wyoming_kokoro.synthesis.edges import Edges, trimmed_at
-from wyoming_kokoro.synthesis.graph import DURATIONS, SAMPLES_PER_FRAME
+from wyoming_kokoro.synthesis.kokoro_model import KokoroModel
 from wyoming_kokoro.synthesis.loading import ModelLoading
 from wyoming_kokoro.synthesis.planner import Planner
 from wyoming_kokoro.synthesis.prior import VoicePriors
-from wyoming_kokoro.synthesis.stopping import Interrupted, Interruptible, Stops
+from wyoming_kokoro.synthesis.stopping import Interrupted, Stops
 from wyoming_kokoro.synthesis.timing import CallClock
 from wyoming_kokoro.text.g2p import Phonemizer
 from wyoming_kokoro.text.normalize import normalize
@@ -35,13 +34,6 @@ from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.timeline import WordTime
 
 _LOGGER = logging.getLogger(__name__)
-
-
-class _PlanOnly:
-    """Stands in for the whole graph in kokoro-onnx when only the cut model is loaded."""
-
-    def run(self, *args: Any, **kwargs: Any) -> Any:
-        raise RuntimeError("the whole graph is not loaded: decode through the cut model")
 
 
 class Engine:
@@ -89,18 +81,15 @@ class Engine:
             )
             self._pace = loading.cut_dir / f"pace-{self.threads}-threads.json"
             self._cut.clock.recall(self._pace)
-        self._session = Interruptible(self._kokoro.sess)
-        # With the cut model loaded, kokoro-onnx holds the plan part only (for its
-        # tokenizer and voices): its create() must fail loudly, not return features.
-        self._kokoro.sess = self._session if self._cut is None else _PlanOnly()
+        self._model = KokoroModel(self._kokoro, self._cut is not None)
         # What stops this model's running call from another thread.
-        self._switch = self._session.switch if self._cut is None else self._cut.switch
+        self._switch = self._model.switch if self._cut is None else self._cut.switch
         self._stops = Stops(self._switch, self._cut.window_switch if self._cut else None)
-        self.voice_names: tuple[str, ...] = tuple(self._kokoro.get_voices())
+        self._audio = CutAudio(self._cut, self._stops) if self._cut is not None else None
+        self.voice_names = self._model.voice_names
         self._planner = Planner(
             self.settings, self._kokoro.tokenizer, self._lexicon, self._cut is not None
         )
-        self._styles: dict[VoiceSpec, np.ndarray] = {}
         _LOGGER.info(
             "Model loaded in %.2f s (%d threads, %d voices, %s)",
             time.monotonic() - started,
@@ -135,18 +124,7 @@ class Engine:
 
     def style(self, spec: VoiceSpec) -> np.ndarray:
         """The voice's (or blend's) style vectors, one row per token count."""
-        style = self._styles.get(spec)
-        if style is None:
-            for name, _ in spec.parts:
-                shape = np.shape(self._kokoro.get_voice_style(name))
-                if len(shape) != 3 or shape[0] < 1 or shape[1:] != (1, 256):
-                    raise VoiceError(f"voice {name} has the shape {shape}, not (N, 1, 256)")
-            style = sum(
-                self._kokoro.get_voice_style(name).astype(np.float32) * weight
-                for name, weight in spec.parts
-            )
-            self._styles[spec] = style
-        return style
+        return self._model.style(spec)
 
     def phonemes(self, text: str, lang: str) -> str:
         """Normalized text → phonemes (what the model will say)."""
@@ -182,28 +160,11 @@ class Engine:
             return np.concatenate(
                 [pcm for pcm, _ in self.stream(replace(call, windowed=False), tag)]
             )
-        with self._switch.running(tag):
-            audio, _ = self._kokoro.create(
-                call.phonemes,
-                voice=self.style(call.voice),
-                speed=call.speed,
-                is_phonemes=True,
-                trim=True,
-                sentence_pause=0.0,
-                clause_pause=0.0,
-            )
-        pause = silence(call.pause)
-        return np.concatenate([to_pcm16(audio), pause])
+        return self._model.run(call, tag)
 
     def inputs(self, call: Call) -> dict[str, np.ndarray]:
         """The model's inputs for a call, as kokoro-onnx's create() builds them."""
-        tokens = self._kokoro.tokenizer.tokenize(" ".join(call.phonemes.split()))
-        style = self.style(call.voice)
-        return {
-            "tokens": np.array([[0, *tokens, 0]], dtype=np.int64),
-            "style": style[min(len(tokens), len(style)) - 1].reshape(1, -1).astype(np.float32),
-            "speed": np.array([call.speed], dtype=np.float32),
-        }
+        return self._model.inputs(call)
 
     def timed(
         self, call: Call, tag: object = None, shared: bool = False
@@ -231,24 +192,14 @@ class Engine:
         again when the iteration goes on. `clock` learns the token durations and
         where the trimmed audio begins (word times, `timed`).
         """
-        if self._cut is None:
+        if self._audio is None:
             yield self.run(call, tag), True
             return
-        pause = silence(call.pause)
         try:
-            plan = self._cut.plan(self.inputs(call), tag)
-            if clock is not None:
-                clock.durations = plan[DURATIONS]
-            way = choose(call, plan, self._cut, self._priors, self.settings.max_decode_seconds)
+            limit = self.settings.max_decode_seconds
+            plan, way = self._audio.plan(call, self.inputs(call), self._priors, limit, tag, clock)
             if way.whole:
-                audio, statistics = self._cut.decode(plan, tag)
-                if self._priors is not None:
-                    self._priors.learn(str(call.voice), statistics, self._cut.traits(plan))
-                self._stops.done(tag)  # nothing is left to let others go after
-                audio, start = trimmed_at(audio)
-                if clock is not None:
-                    clock.start = start
-                yield np.concatenate([to_pcm16(audio), pause]), True
+                yield self._audio.whole(call, plan, self._priors, tag, clock), True
                 return
         except Interrupted:
             self._stops.done(tag)
@@ -258,22 +209,7 @@ class Engine:
             f" of at most {way.longest} frames" if way.longest else "",
             "the voice's statistics" if way.prior else "probe rows",
         )
-        edges, fade_in = Edges(SAMPLES_PER_FRAME * self._cut.first_frame(plan)), True
-        windows = self._cut.windowed(plan, way.prior, tag, shared, way.longest, waited=way.windowed)
-        for window, last in windows:
-            if window is None:  # stopped: others go first
-                yield np.zeros(0, np.int16), False
-                continue
-            if last:  # a stop that comes now is for nothing of this call
-                self._stops.done(tag)
-            audio = edges.cut(window, last)
-            if clock is not None:
-                clock.start = edges.start
-            if len(audio) or last:  # else all of it is held back, a quiet stretch
-                # Faded where the call begins and ends only: windows join sample to sample.
-                pcm = to_pcm16(audio, fade_in=fade_in, fade_out=last)
-                fade_in = False
-                yield (np.concatenate([pcm, pause]), True) if last else (pcm, False)
+        yield from self._audio.windows(call, plan, way, tag, shared, clock)
 
     def yield_to_others(self, tag: object) -> bool:
         """Whether a stop for `tag` came: its call should pause after this window."""
