@@ -95,7 +95,9 @@ def test_the_cuts_trial_keeps_the_int8_generator_only_if_chosen(
     for part in graph.PARTS:
         (tmp_path / part).symlink_to(entry / part)
     monkeypatch.setattr(generator_choice, "worth_trying", lambda: True)
-    inputs = generator_choice.samples(cutting._styles(resolve(None, None, [])), cutting.VOCABULARY)
+    # One of the cut's samples: the trial's steps are the same, at a third of the CPU.
+    styles = cutting._styles(resolve(None, None, []))
+    inputs = generator_choice.samples(styles, cutting.VOCABULARY)[:1]
     with caplog.at_level(logging.INFO, logger=generator_choice.__name__):
         chosen = generator_choice.make_and_choose(MODEL, tmp_path, THREADS, inputs)
     assert "the int8 one took" in caplog.text, caplog.text  # tried to the end
