@@ -21,9 +21,11 @@ from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice
 from wyoming_kokoro.protocol import Drop, Next, Piece, Preempt, Ready, Setup, WorkerConfig
 from wyoming_kokoro.server import turns as turns_module
-from wyoming_kokoro.server.scheduler import SHARED_WINDOWS, Scheduler, SchedulerOptions
+from wyoming_kokoro.server.scheduler import Scheduler, SchedulerOptions
+from wyoming_kokoro.server.ssml_plan import ssml_voicing
 from wyoming_kokoro.server.turns import MAX_BUFFERED_BYTES, Job, SynthesisError, Turns
-from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
+from wyoming_kokoro.server.utterance import SpokenText
+from wyoming_kokoro.server.worker_call import SHARED_WINDOWS
 from wyoming_kokoro.settings import EngineSettings
 from wyoming_kokoro.text.ssml import parse as parse_ssml
 

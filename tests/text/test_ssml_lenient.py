@@ -193,7 +193,7 @@ def test_a_bare_ampersand_is_spoken_not_refused(served, listener) -> None:
 def test_a_voice_or_language_that_cannot_be_used_is_the_requests_own() -> None:
     from wyoming_kokoro.catalog.presets import Choice
     from wyoming_kokoro.catalog.voices import VoiceError
-    from wyoming_kokoro.server.utterance import ssml_voicing
+    from wyoming_kokoro.server.ssml_plan import ssml_voicing
 
     def choose(name: str) -> Choice:
         raise VoiceError(f"no voice {name}")

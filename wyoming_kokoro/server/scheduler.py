@@ -23,7 +23,6 @@ from wyoming_kokoro.protocol import Preempt, Setup, WorkerConfig
 from wyoming_kokoro.server import watchdog
 from wyoming_kokoro.server.memory import available_mb
 from wyoming_kokoro.server.turns import Job, Said, SynthesisError, Turns
-from wyoming_kokoro.server.worker_call import SHARED_WINDOWS as SHARED_WINDOWS  # re-exported
 from wyoming_kokoro.server.worker_call import run_call
 from wyoming_kokoro.server.worker_handle import (
     ForkedWorker,

@@ -16,7 +16,6 @@ from wyoming_kokoro.audio import BYTES_PER_SECOND, Pauses, silence_bytes
 from wyoming_kokoro.options import PHRASE_WAIT
 from wyoming_kokoro.server.scheduler import Scheduler
 from wyoming_kokoro.server.ssml_plan import Planned, Voicing, plan_ssml
-from wyoming_kokoro.server.ssml_plan import ssml_voicing as ssml_voicing  # re-exported
 from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.text.pieces import PARAGRAPH, SentenceStream

@@ -33,8 +33,9 @@ from wyoming_kokoro.server.http.errors import ApiError
 from wyoming_kokoro.server.http.request import SpeechRequest, Voices, parse_speech
 from wyoming_kokoro.server.redact import for_client, json_failure, loads_json
 from wyoming_kokoro.server.scheduler import Scheduler
+from wyoming_kokoro.server.ssml_plan import ssml_voicing
 from wyoming_kokoro.server.turns import PieceFailed, SynthesisError
-from wyoming_kokoro.server.utterance import SpokenText, ssml_voicing
+from wyoming_kokoro.server.utterance import SpokenText
 from wyoming_kokoro.server.wyoming.wire import write_or_abort
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml

@@ -15,7 +15,8 @@ from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.tts import SynthesizeVoice
 
 from wyoming_kokoro.audio import BYTES_PER_SECOND, CHANNELS, SAMPLE_RATE, SAMPLE_WIDTH
-from wyoming_kokoro.server.utterance import SpokenText, TextTooLong, ssml_voicing
+from wyoming_kokoro.server.ssml_plan import ssml_voicing
+from wyoming_kokoro.server.utterance import SpokenText, TextTooLong
 from wyoming_kokoro.server.wyoming.wire import ProtocolError
 from wyoming_kokoro.text.ssml import SsmlError, is_ssml
 from wyoming_kokoro.text.ssml import parse as parse_ssml
