@@ -34,6 +34,13 @@ INGRESS = re.compile(r"Ingress page on http://127\.0\.0\.1:(\d+)/ \(for 127\.0\.
 SAID = "I would like a zorblatt, please."
 HEARD = "I would like a pineapple, please."
 MINE = "# Mine, by hand.\nslow:\n  voice: jm_kumo\n  speed: 0.8\n"
+# The page's audio (a blob: URL) as base64, fetched inside the page.
+FETCHED = """async (url) => {
+    const data = new Uint8Array(await (await fetch(url)).arrayBuffer());
+    let text = '';
+    for (const byte of data) text += String.fromCharCode(byte);
+    return btoa(text);
+}"""
 
 
 def described(uri: str) -> list[str]:
@@ -162,16 +169,15 @@ def test_the_panel_saves_a_preset_and_a_pronunciation_that_are_used_at_once(
             "document.getElementById('status').textContent.startsWith('Done')", timeout=120_000
         )
         played = panel.eval_on_selector("#player", "p => p.src")
-        encoded = panel.evaluate(
-            """async (url) => {
-                const data = new Uint8Array(await (await fetch(url)).arrayBuffer());
-                let text = '';
-                for (const byte of data) text += String.fromCharCode(byte);
-                return btoa(text);
-            }""",
-            played,
-        )
+        encoded = panel.evaluate(FETCHED, played)
         listener.check_later(HEARD, decode(base64.b64decode(encoded), "wav"))
+
+        # "Say it" in the word's row speaks the word alone, as saved.
+        panel.click("#lexicon-table tr:has(td:text-is('zorblatt')) .say-it")
+        panel.wait_for_selector("#lexicon-status:text-matches('^Done')", timeout=120_000)
+        said = panel.evaluate(FETCHED, panel.eval_on_selector("#player", "p => p.src"))
+        word = decode(base64.b64decode(said), "wav")
+        listener.check_later("pineapple", word, heard_as="pineapple", unheard="zorb")
         pictures(page, proxy)
     inside = (proxy.base, proxy.panel, "blob:", "data:")
     assert [url for url in asked if not url.startswith(inside)] == []
