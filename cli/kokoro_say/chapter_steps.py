@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from wyoming_kokoro.audio import Pauses
 from wyoming_kokoro.catalog.assets import Assets
 from wyoming_kokoro.catalog.presets import Choice, Preset, choose
 from wyoming_kokoro.catalog.voices import VoiceError, g2p_language, parse_voice, reading_language_of
@@ -78,28 +79,32 @@ class ChapterSteps:
             raise click.ClickException(str(err)) from err
         steps: list[Step] = []
         last = ""
+        # A break's silence follows the pauses and speed of the text said before it.
+        speed, pauses = self._speed, self._pauses
         for segment in segments:
             if isinstance(segment, ssml.Pause):
-                ms = segment.silence_ms(last, self._speed)
+                ms = segment.silence_ms(last, speed, pauses)
                 if ms:
                     steps.append(Pause(ms))
                 continue
-            voice, speed, volume, lang = self._styled(segment.style, segment.text)
+            voice, speed, volume, lang, pauses = self._styled(segment.style, segment.text)
             for piece in self._split(segment.text, lang):
-                steps.append(Say(piece, voice, speed, volume, lang, self._pauses.sentence))
+                steps.append(Say(piece, voice, speed, volume, lang, pauses.sentence))
                 last = piece
         return steps
 
-    def _styled(self, style: Style, text: str) -> tuple[str, float, float, str]:
-        """An SSML style as voice, speed, volume and language; what names nothing we
-        have falls back to the run's own, with a warning (as the server does)."""
+    def _styled(self, style: Style, text: str) -> tuple[str, float, float, str, Pauses]:
+        """An SSML style as voice, speed, volume, language and pauses (a preset's own
+        where it sets them); what names nothing we have falls back to the run's own,
+        with a warning (as the server does)."""
         from wyoming_kokoro.options import SPEED
 
-        choice, speed = self._choice, self._speed
+        choice, speed, pauses = self._choice, self._speed, self._pauses
         if style.voice is not None:
             try:
                 choice = choose(style.voice, self._assets.voice_names, self._presets, speed)
                 speed = choice.speed  # a preset's own, else the run's
+                pauses = self._pauses.over(choice.sentence_pause, choice.paragraph_pause)
             except VoiceError:
                 _LOGGER.warning("SSML <voice name> names no voice: the run's voice speaks")
         speed = min(max(speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
@@ -107,7 +112,7 @@ class ChapterSteps:
         spec = parse_voice(choice.voice, self._assets.voice_names)
         lang = g2p_language(spec, text, asked)
         volume = choice.volume * style.volume * self._asked_volume
-        return choice.voice, round(speed, 4), volume, lang
+        return choice.voice, round(speed, 4), volume, lang, pauses
 
 
 def reading(code: str | None) -> str | None:

@@ -24,7 +24,7 @@ from kokoro_say.plan import CHAPTER_PAUSE, Part, Pause, Say, group
 from kokoro_say.progress import ChapterProgress
 from kokoro_say.resume import WorkDir, work_dir_for
 
-from wyoming_kokoro.catalog.presets import Choice
+from wyoming_kokoro.catalog.presets import Choice, Preset
 from wyoming_kokoro.settings import SpeechSettings
 from wyoming_kokoro.synthesis.loudness import Leveler
 from wyoming_kokoro.timeline import WordTime
@@ -214,12 +214,14 @@ def test_chapter_files_are_numbered_plain_names_in_the_directory(
     assert "/" not in name and "\x00" not in name and len(name.encode()) < 255
 
 
-def _steps_of(chapter: Chapter, **speech: object) -> list[Say | Pause]:
+def _steps_of(
+    chapter: Chapter, presets: dict[str, Preset] | None = None, **speech: object
+) -> list[Say | Pause]:
     config = SimpleNamespace(speech=SpeechSettings(**speech), lang=None)  # type: ignore[arg-type]
     assets = SimpleNamespace(voice_names=("jm_kumo", "jf_alpha"))
     choice = Choice("jm_kumo", 1.0, 1.0, "en-us")
     book = Book(None, None, "en", None, (chapter,))
-    made = ChapterSteps(config, assets, {}, choice, 1.0, book)  # type: ignore[arg-type]
+    made = ChapterSteps(config, assets, presets or {}, choice, 1.0, book)  # type: ignore[arg-type]
     return made.steps(chapter)
 
 
@@ -247,6 +249,29 @@ def test_an_ssml_chapter_s_voice_rate_volume_and_breaks_are_its_steps() -> None:
     ]
     pauses = [s for s in steps if isinstance(s, Pause)]
     assert len(pauses) == 1 and 0 < pauses[0].ms <= 800
+
+
+def test_an_ssml_voice_naming_a_preset_brings_its_pauses_and_breaks_follow_them() -> None:
+    # Inside <voice name="slow">, the preset's sentence pause, and a </p> there adds what
+    # its paragraph pause has over it; outside, the run's (sentence 300, paragraph 900).
+    slow = Preset("slow", "jf_alpha", sentence_pause=800, paragraph_pause=2000)
+    text = (
+        "<speak><p>Hello there.</p><voice name='slow'><p>It is me.</p><p>Slowly now.</p>"
+        "</voice><p>Back again.</p></speak>"
+    )
+    steps = _steps_of(
+        Chapter("One", text, ssml=True), {"slow": slow}, sentence_pause=300, paragraph_pause=900
+    )
+    assert [(s.text, s.sentence_pause) if isinstance(s, Say) else s.ms for s in steps] == [
+        ("Hello there.", 300),
+        600,
+        ("It is me.", 800),
+        1200,
+        ("Slowly now.", 800),
+        1200,
+        ("Back again.", 300),
+        600,
+    ]
 
 
 def test_list_chapters_shows_number_title_words_and_time_without_the_model(

@@ -302,7 +302,7 @@ async def _utterance(
     """What one utterance of `pieces` was heard as (`skipped`: gets how many pieces were
     skipped, as a door can tell)."""
     spoken = SpokenText(scheduler, client, "jm_kumo", 1.0, "en-us", 10_000)
-    spoken.submit([(("jm_kumo", 1.0, "en-us", 1.0), pieces)])
+    spoken.submit([(("jm_kumo", 1.0, "en-us", 1.0, (None, None)), pieces)])
     spoken.finish()
     said = heard(b"".join([pcm async for pcm in spoken.audio()]))
     if skipped is not None:

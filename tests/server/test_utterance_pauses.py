@@ -68,3 +68,49 @@ def test_every_piece_carries_the_sentence_pause_and_the_requests_normalization()
     assert all(job.sentence_pause == 700 and job.normalization == how for job in jobs)
     _, plain = queued(ONE)
     assert plain[0].sentence_pause == 250 and plain[0].normalization == Normalization()
+
+
+def test_an_ssml_voice_naming_a_preset_brings_the_presets_own_pauses() -> None:
+    # Inside <voice name="slow">, the preset's pauses where it sets them (its sentence
+    # pause, and its paragraph pause at a </p>); outside, and after it, the request's.
+    from wyoming_kokoro.catalog.presets import Choice
+    from wyoming_kokoro.catalog.voices import VoiceError
+    from wyoming_kokoro.server.ssml_plan import ssml_voicing
+    from wyoming_kokoro.text.ssml import parse
+
+    slow = Choice("jm_kumo", 1.0, 1.0, "en-us", "slow", 900, 2000)
+
+    def choose(name: str) -> Choice:
+        if name == "slow":
+            return slow
+        raise VoiceError(name)
+
+    voicing = ssml_voicing(choose, Choice("jm_kumo", 1.0, 1.0, "en-us"), 1.0)
+    third = "The front door is locked."
+    document = (
+        f"<speak><p>{ONE}</p><voice name='slow'><p>{TWO}</p><p>{ONE}</p></voice>"
+        f"<p>{third}</p></speak>"
+    )
+
+    async def run() -> tuple[list[Any], list[Job]]:
+        recorder: Any = Recorder()
+        spoken = SpokenText(recorder, 1, "jm_kumo", 1.0, "en-us", 10_000, pauses=Pauses(300, 600))
+        spoken.submit(spoken.plan_ssml(parse(document), voicing))
+        spoken.finish()
+        out: list[Any] = []
+        while (item := spoken._jobs.get_nowait()) is not None:
+            out.append(
+                round(len(item) / BYTES_PER_SECOND, 2) if isinstance(item, bytes) else item.text
+            )
+        return out, recorder.jobs
+
+    out, jobs = asyncio.run(run())
+    assert [(job.text, job.sentence_pause) for job in jobs] == [
+        (ONE, 300),
+        (TWO, 900),
+        (ONE, 900),
+        (third, 300),
+    ]
+    # A </p> adds what the paragraph pause has over the sentence pause: the request's
+    # outside (600 - 300 ms), the preset's inside (2000 - 900 ms).
+    assert out == [ONE, 0.3, TWO, 1.1, ONE, 1.1, third, 0.3]

@@ -200,5 +200,5 @@ def test_a_voice_or_language_that_cannot_be_used_is_the_requests_own() -> None:
 
     base = Choice("af_heart", 1.0, 1.0, "en-us")
     voicing = ssml_voicing(choose, base, 1.0)
-    assert voicing(Style(voice="Joanna")) == ("af_heart", 1.0, "en-us", 1.0)
-    assert voicing(Style(lang="tlh-XX")) == ("af_heart", 1.0, "en-us", 1.0)
+    assert voicing(Style(voice="Joanna")) == ("af_heart", 1.0, "en-us", 1.0, (None, None))
+    assert voicing(Style(lang="tlh-XX")) == ("af_heart", 1.0, "en-us", 1.0, (None, None))

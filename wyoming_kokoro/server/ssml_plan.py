@@ -1,6 +1,6 @@
 """SSML's segments → what an utterance speaks: its pieces, each with its voicing
-(voice, speed, reading language, volume), and the silences of its breaks; and the
-voicing SSML's styles ask for (`ssml_voicing`).
+(voice, speed, reading language, volume, a preset's own pauses), and the silences of
+its breaks; and the voicing SSML's styles ask for (`ssml_voicing`).
 
 Planning touches no queue, so it may run in a thread; `utterance.SpokenText`
 queues the plan.
@@ -25,8 +25,12 @@ if TYPE_CHECKING:
 # follow a request's lines by.
 _LOGGER = logging.getLogger("wyoming_kokoro.server.utterance")
 
-# What a job is spoken with: the voice, speed, language and volume.
-Voicing = tuple[str, float, str | None, float]
+# A preset's own pauses after a sentence and between paragraphs, in milliseconds (None:
+# the utterance's).
+OwnPauses = tuple[int | None, int | None]
+SAME_PAUSES: OwnPauses = (None, None)
+# What a job is spoken with: the voice, speed, language, volume and own pauses.
+Voicing = tuple[str, float, str | None, float, OwnPauses]
 # Text pieces and the voicing they are spoken with, or silence (SSML breaks).
 Planned = list[tuple[Voicing, list[str]] | bytes]
 
@@ -50,7 +54,7 @@ def plan_ssml(
         if isinstance(segment, Pause):
             planned.append((current, stream.finish()))
             stream = SentenceStream(current[2] or "en")
-            ms = segment.silence_ms(_last_piece(planned), current[1], pauses)
+            ms = segment.silence_ms(_last_piece(planned), current[1], pauses.over(*current[4]))
             if ms:
                 planned.append(silence_bytes(ms))
             continue
@@ -67,8 +71,9 @@ def plan_ssml(
 def ssml_voicing(
     choose: Callable[[str], Choice], base: Choice, volume: float
 ) -> Callable[[Style], Voicing]:
-    """How SSML's styles are spoken: `<voice>` names a voice, blend or preset (`choose`),
-    `<prosody rate>` multiplies its speed, `xml:lang` sets the reading language."""
+    """How SSML's styles are spoken: `<voice>` names a voice, blend or preset (`choose`;
+    a preset brings its pauses), `<prosody rate>` multiplies its speed, `xml:lang` sets
+    the reading language."""
 
     def voicing(style: Style) -> Voicing:
         # A voice or language SSML names but none has: its text in the request's own
@@ -85,7 +90,8 @@ def ssml_voicing(
             lang = choice.lang
         speed = min(max(choice.speed * style.rate, SPEED.low or 0.5), SPEED.high or 2.0)
         loudness = choice.volume * style.volume * volume
-        return choice.voice, round(speed, 4), lang, loudness
+        own = SAME_PAUSES if choice is base else (choice.sentence_pause, choice.paragraph_pause)
+        return choice.voice, round(speed, 4), lang, loudness, own
 
     return voicing
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, Callable
 from wyoming_kokoro.audio import BYTES_PER_SECOND, Pauses, silence_bytes
 from wyoming_kokoro.options import PHRASE_WAIT
 from wyoming_kokoro.server.scheduler import Scheduler
-from wyoming_kokoro.server.ssml_plan import Planned, Voicing, plan_ssml
+from wyoming_kokoro.server.ssml_plan import SAME_PAUSES, Planned, Voicing, plan_ssml
 from wyoming_kokoro.server.turns import Job
 from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.text.pieces import PARAGRAPH, SentenceStream
@@ -69,6 +69,7 @@ class SpokenText:
         sentence and between paragraphs; `normalization`: the request's own."""
         self._words = words
         self._pauses = pauses or Pauses()
+        self._own_pauses = SAME_PAUSES  # an SSML <voice> preset's, for the text after it
         self._normalization = normalization or Normalization()
         self._paragraph_ended = False  # its pause is due before the next piece
         self._scheduler = scheduler
@@ -181,8 +182,7 @@ class SpokenText:
 
     def plan_text(self, text: str) -> Planned:
         """Plain text's pieces, planned like `plan_ssml` (may run in a thread)."""
-        voicing = (self._voice, self._speed, self._lang, self._volume)
-        return [(voicing, self._stream.feed(text, more=False))]
+        return [(self._voicing(), self._stream.feed(text, more=False))]
 
     def count(self, text: str) -> None:
         """Count text towards the limit (TextTooLong past it) without speaking it."""
@@ -193,12 +193,14 @@ class SpokenText:
         (`ssml_plan.plan_ssml`); the text after them goes on in the voicing they end in.
 
         Touches no queue (it may run in a thread); `submit` queues the plan."""
-        current: Voicing = (self._voice, self._speed, self._lang, self._volume)
         planned, current, self._stream = plan_ssml(
-            segments, voicing, current, self._stream, self._pauses
+            segments, voicing, self._voicing(), self._stream, self._pauses
         )
-        self._voice, self._speed, self._lang, self._volume = current
+        self._voice, self._speed, self._lang, self._volume, self._own_pauses = current
         return planned
+
+    def _voicing(self) -> Voicing:
+        return (self._voice, self._speed, self._lang, self._volume, self._own_pauses)
 
     def submit(self, planned: Planned) -> None:
         """Queue what `plan_ssml` planned, in its order."""
@@ -209,16 +211,17 @@ class SpokenText:
                 self._submit(item[1], item[0])
 
     def _submit(self, pieces: list[str], voicing: Voicing | None = None) -> None:
-        voice, speed, lang, volume = voicing or (self._voice, self._speed, self._lang, self._volume)
+        voice, speed, lang, volume, own = voicing or self._voicing()
+        pauses = self._pauses.over(*own)
         for piece in pieces:
             if piece == PARAGRAPH:  # its pause goes before the next piece, if one comes
                 self._paragraph_ended = True
                 continue
-            if self._paragraph_ended and (ms := self._pauses.after_paragraph(speed)):
+            if self._paragraph_ended and (ms := pauses.after_paragraph(speed)):
                 self._jobs.put_nowait(silence_bytes(ms))
             self._paragraph_ended = False
             job = Job(self._client, piece, voice, speed, lang, volume)
-            job.sentence_pause = self._pauses.sentence
+            job.sentence_pause = pauses.sentence
             job.normalization = self._normalization
             job.awaited = self.pieces == 0  # someone waits for this one: it goes first
             job.words = self._words
