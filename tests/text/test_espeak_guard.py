@@ -104,6 +104,7 @@ CRASHERS = (
         ("）-ाच", "pt-br", "phonemes"),
         ("\u0301\u0301-आज", "en-us", "phonemes"),  # accents on nothing
         ("x\u0301-आज", "pt-br", "phonemes"),  # an accent espeak has no letter for
+        ("\u0301e-आज", "fr-fr", "phonemes"),  # an accent on nothing, then a word
         ("º\u0301-आज", "en-us", "phonemes"),  # a letter to Unicode, not to espeak
         ("xक-आज", "es", "phonemes"),  # a word espeak cuts where its script changes
         ("hello. xम-ईघ", "pt-br", "phonemes"),

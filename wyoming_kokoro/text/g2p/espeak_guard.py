@@ -50,6 +50,8 @@ def joins_words(text: str, at: int) -> bool:
     start = at
     while start > 0 and _kind(text[start - 1]) is not None:
         start -= 1
+    if start > 0 and unicodedata.category(text[start - 1]).startswith("M"):
+        return False  # a mark on nothing before the word: espeak reads it into the word
     return len({_kind(c) for c in text[start:at]}) == 1
 
 
