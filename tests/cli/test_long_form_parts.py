@@ -270,7 +270,6 @@ def test_an_ssml_voice_naming_a_preset_brings_its_pauses_and_breaks_follow_them(
         ("Slowly now.", 800),
         1200,
         ("Back again.", 300),
-        600,
     ]
 
 

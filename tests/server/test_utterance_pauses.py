@@ -113,4 +113,4 @@ def test_an_ssml_voice_naming_a_preset_brings_the_presets_own_pauses() -> None:
     ]
     # A </p> adds what the paragraph pause has over the sentence pause: the request's
     # outside (600 - 300 ms), the preset's inside (2000 - 900 ms).
-    assert out == [ONE, 0.3, TWO, 1.1, ONE, 1.1, third, 0.3]
+    assert out == [ONE, 0.3, TWO, 1.1, ONE, 1.1, third]  # the last </p>: no pause

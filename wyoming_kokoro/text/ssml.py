@@ -126,6 +126,10 @@ def parse(text: str) -> list[Segment]:
     if notes:  # one warning, naming elements and attributes, never the text
         log.warning("SSML read plainly where it could not be used: %s", ", ".join(notes))
     merged = _merge(out)
+    # The structure closing the document (a last </p>) is a pause before nothing: the
+    # answer's tail silence is its own, as after plain text's last paragraph.
+    while merged and isinstance(merged[-1], Pause) and not merged[-1].explicit:
+        merged.pop()
     if sum(s.ms for s in merged if isinstance(s, Pause)) > MAX_SILENCE_MS:
         raise SsmlError(f"SSML's breaks add up to more than {MAX_SILENCE_MS // 1000} s")
     return merged
