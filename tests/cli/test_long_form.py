@@ -49,7 +49,11 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return {**env, "TMPDIR": str(tmpdir)}
 
 
-def _start(tmp_path: Path, *args: str, log: str = "err.txt") -> tuple[subprocess.Popen, Path]:
+def _start(
+    tmp_path: Path, *args: str, log: str = "err.txt", own_group: bool = False
+) -> tuple[subprocess.Popen, Path]:
+    """kokoro-say started with its stderr in `log` (`own_group`: in a process group of
+    its own, as a terminal's job is)."""
     err = tmp_path / log
     with err.open("wb") as stream:
         process = subprocess.Popen(
@@ -57,6 +61,7 @@ def _start(tmp_path: Path, *args: str, log: str = "err.txt") -> tuple[subprocess
             env=_env(tmp_path),
             stdout=subprocess.DEVNULL,
             stderr=stream,
+            start_new_session=own_group,
         )
     return process, err
 
@@ -240,16 +245,8 @@ def test_ctrl_c_while_the_speaking_processes_start_is_one_line_and_leaves_none(t
     starting (before it could ignore SIGINT) printed its own traceback."""
     book = tmp_path / "book.md"
     book.write_text(BOOK, encoding="utf-8")
-    err = tmp_path / "err.txt"
     args = ["-f", str(book), "-o", str(tmp_path / "b.m4b"), "--threads", "2"]
-    with err.open("wb") as stream:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "kokoro_say.main", *args],
-            env=_env(tmp_path),
-            stdout=subprocess.DEVNULL,
-            stderr=stream,
-            start_new_session=True,  # its own group, as a terminal's job is
-        )
+    process, err = _start(tmp_path, *args, own_group=True)
     deadline = time.monotonic() + 60
     while len(speakers := _speakers(process.pid)) < 2:
         assert process.poll() is None, err.read_text(errors="replace")
