@@ -144,3 +144,25 @@ def test_the_planner_reads_a_piece_with_its_requests_switches_and_sentence_pause
     calls = planner.plan("The door is open.", voice, sentence_pause=700)
     assert calls[-1].pause == 0.7
     assert planner.plan("The door is open.", voice, 2.0, sentence_pause=700)[-1].pause == 0.35
+
+
+def test_a_sentence_pause_longer_than_the_models_own_ends_each_sentences_call() -> None:
+    # Sentences joined in one call get the model's own short pause between them: a
+    # longer --sentence-pause (or a preset's) needs each sentence to end a call.
+    from kokoro_onnx.tokenizer import Tokenizer
+
+    from wyoming_kokoro.audio import SENTENCE_PAUSE_MS
+    from wyoming_kokoro.catalog.voices import VoiceSpec
+    from wyoming_kokoro.settings import EngineSettings
+    from wyoming_kokoro.synthesis.planner import Planner
+
+    planner = Planner(EngineSettings(), Tokenizer(), {}, windows=False)
+    voice = VoiceSpec((("af_heart", 1.0),))
+    piece = "The fan is off. The tap is dry, and the door is open."
+    joined = planner.plan(piece, voice)
+    apart = planner.plan(piece, voice, sentence_pause=900)
+    assert len(joined) == 1 and joined[0].pause == SENTENCE_PAUSE_MS / 1000
+    assert [call.pause for call in apart] == [0.9, 0.9]
+    assert " ".join(c.phonemes for c in apart) == joined[0].phonemes  # nothing lost
+    # A shorter pause keeps the sentences together: the model's own is about as short.
+    assert len(planner.plan(piece, voice, sentence_pause=100)) == 1

@@ -6,6 +6,7 @@ Text work only: no model runs here. The engine decodes what this plans.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -24,6 +25,8 @@ from wyoming_kokoro.text.normalizing import Normalization
 from wyoming_kokoro.text.phrases import opening_phrases
 
 _LOGGER = logging.getLogger(__name__)
+# A sentence's end in phonemes: its mark, closing quotes or brackets, then a space.
+_SENTENCE_END = re.compile(r"([.!?…。！？][\"')\]”’»」』）]*)\s+")
 
 
 class Planner:
@@ -123,7 +126,11 @@ class Planner:
         calls: list[Call] = []
         for part in opening_phrases(piece) if cut else [piece]:
             said = self._said(part, lang, normalized)
-            for batch in split_phonemes(said, self.settings.max_call_tokens):
+            # Inside a call the model leaves its own short pause after a sentence: a
+            # longer one asked for needs the sentence to end its call.
+            spans = sentences(said) if sentence_pause > SENTENCE_PAUSE_MS else [said]
+            limit = self.settings.max_call_tokens
+            for batch in (b for span in spans for b in split_phonemes(span, limit)):
                 if self._says_anything(batch):
                     first = not calls
                     hand = in_hand if first else None
@@ -159,3 +166,8 @@ class Planner:
             for i, part in enumerate(parts)
         ]
         return divide(call, calls, self._tokenizer.vocab)
+
+
+def sentences(phonemes: str) -> list[str]:
+    """`phonemes` cut after each sentence's end."""
+    return [part for part in _SENTENCE_END.sub("\\1\n", phonemes).split("\n") if part.strip()]
